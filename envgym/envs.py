@@ -1,0 +1,16 @@
+"""Registration of envgym's own environments; nothing here imports them (lazy entry points)."""
+
+from envgym.registration import register
+
+_ENVS = "envgym.environments"
+
+register(
+    "envgym/TimeSeries-v0",
+    f"{_ENVS}.timeseries.env:TimeSeriesEnv",
+    description="ARTIST-style time-series QA: zoom into segments of a long series, then answer.",
+    scripted={
+        "random": f"{_ENVS}.timeseries.policies:RandomPolicy",
+        "heuristic": f"{_ENVS}.timeseries.policies:HeuristicPolicy",
+        "oracle": f"{_ENVS}.timeseries.policies:OraclePolicy",
+    },
+)

@@ -1,0 +1,126 @@
+"""The environment registry: ids, entry points, defaults and scripted baselines.
+
+Built on gymnasium's registry, so `gymnasium.make("envgym/TimeSeries-v0")` works after
+`import envgym`. envgym keeps a little more per id than gymnasium does: a one-line
+description, whether the environment is multi-agent (PettingZoo-style, which gymnasium
+cannot make), and the scripted baseline policies (`scripted:NAME`).
+
+Third-party packages register through the entry-point group `envgym.environments`: each entry
+point names a module or a callable; loading it runs its `envgym.register(...)` calls.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any
+
+import gymnasium
+
+from envgym.errors import RegistrationError, UnknownEnvironment
+
+__all__ = ["EnvSpec", "load_entry_point", "make", "register", "registry", "spec"]
+
+ENTRY_POINT_GROUP = "envgym.environments"
+ID_RE = re.compile(r"^(?:(?P<namespace>[\w:.-]+)/)?(?P<name>[\w:.-]+?)-v(?P<version>\d+)$")
+
+
+@dataclass
+class EnvSpec:
+    """Everything needed to make an environment and its scripted baselines."""
+
+    id: str
+    entry_point: str | Callable[..., Any]
+    description: str = ""
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    scripted: dict[str, str] = field(default_factory=dict)
+    multi_agent: bool = False
+
+    def __post_init__(self) -> None:
+        if not ID_RE.match(self.id):
+            raise RegistrationError(
+                f"Malformed environment id `{self.id}`: use `namespace/Name-vN`, e.g. `me/Maze-v0`."
+            )
+
+
+_REGISTRY: dict[str, EnvSpec] = {}
+_plugins_loaded = False
+
+
+def register(id: str, entry_point: str | Callable[..., Any], *, description: str = "",
+             scripted: dict[str, str] | None = None, multi_agent: bool = False,
+             **kwargs: Any) -> EnvSpec:
+    """Register an environment.
+
+    Args:
+        id: versioned id, `namespace/Name-vN`.
+        entry_point: `"module.path:Class"` (imported lazily) or a callable returning the env.
+        description: one line shown by `envgym list`.
+        scripted: baseline policies, `{"oracle": "module.path:OracleFactory", ...}`.
+        multi_agent: True for PettingZoo `ParallelEnv` environments.
+        **kwargs: default constructor arguments; `make(id, **overrides)` overrides them.
+    """
+    new = EnvSpec(id, entry_point, description, kwargs, dict(scripted or {}), multi_agent)
+    if id in _REGISTRY:
+        warnings.warn(f"Overriding environment {id} already in registry.", stacklevel=2)
+    _REGISTRY[id] = new
+    if not multi_agent:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gymnasium.register(id=id, entry_point=entry_point, kwargs=kwargs,
+                               disable_env_checker=True)
+    return new
+
+
+def registry() -> dict[str, EnvSpec]:
+    """All registered environments, including those of installed plugins."""
+    _load_plugins()
+    return dict(_REGISTRY)
+
+
+def spec(id: str) -> EnvSpec:
+    specs = registry()
+    if id not in specs:
+        raise UnknownEnvironment(id, sorted(specs))
+    return specs[id]
+
+
+def make(id: str, **kwargs: Any) -> Any:
+    """Construct a registered environment, unwrapped, with `kwargs` over the defaults."""
+    s = spec(id)
+    creator = load_entry_point(s.entry_point)
+    env = creator(**{**s.kwargs, **kwargs})
+    if hasattr(env, "spec_id"):
+        env.spec_id = id
+    return env
+
+
+def load_entry_point(entry_point: str | Callable[..., Any]) -> Callable[..., Any]:
+    """Resolve `"module.path:attr"` to the object it names."""
+    if callable(entry_point):
+        return entry_point
+    module_name, _, attr = entry_point.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+        return getattr(module, attr) if attr else module
+    except (ImportError, AttributeError) as e:
+        raise RegistrationError(f"Cannot load entry point `{entry_point}`: {e}") from e
+
+
+def _load_plugins() -> None:
+    """Import every `envgym.environments` entry point once; a broken plugin only warns."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            target = ep.load()
+            if callable(target):
+                target()
+        except Exception as e:  # a third party's bug must not break `envgym list`
+            warnings.warn(f"envgym plugin `{ep.name}` ({ep.value}) failed to load: {e}", stacklevel=2)
