@@ -1,0 +1,265 @@
+"""`envgym check`: is an environment sound?
+
+Runs gymnasium's `check_env` (PettingZoo's `parallel_api_test` for multi-agent environments)
+and then the checks that matter for training LLM agents: the same seed gives the same task and
+the same observations for the same actions; at least 50 malformed actions never raise and the
+episode still ends in bounded time; `fork()` copies are independent; `close()` is idempotent;
+every reward equals the sum of its components and `info` carries the documented keys.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import traceback
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from envgym.core import TextEnv
+from envgym.multiagent import MultiAgentTextEnv
+from envgym.registration import make, spec
+
+__all__ = ["CheckReport", "check", "malformed_actions"]
+
+MAX_EPISODE_STEPS = 200  # junk must end an episode well before this
+
+
+@dataclass
+class CheckReport:
+    env_id: str
+    results: list[tuple[str, bool, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(ok for _, ok, _ in self.results)
+
+    def render(self) -> str:
+        lines = [f"envgym check {self.env_id}"]
+        for name, ok, detail in self.results:
+            lines.append(f"  [{'PASS' if ok else 'FAIL'}] {name}" + (f": {detail}" if detail else ""))
+        lines.append("OK" if self.ok else "FAILED")
+        return "\n".join(lines)
+
+
+def malformed_actions(tool_names: list[str] = ()) -> list[str]:
+    """At least 50 hostile actions: empty, huge, binary, unclosed/nested tags, bad JSON, unicode."""
+    tags = ["answer", "think", "search", "tool_call", *tool_names]
+    junk = [
+        "", " ", "\n" * 5000, "a" * 1_000_000, "x" * 200_000 + "<answer>", "\x00\x01\x02",
+        bytes(range(256)).decode("latin-1"), "\ud800 lone surrogate", "🙂" * 2000,
+        "مرحبا بالعالم", "\u200b\u200b\u202e reversed", "null", "{}", "[]", "</>", "<<<>>>",
+        '<tool_call>{"name": "rm -rf /", "arguments": {}}</tool_call>',
+        "<tool_call>{not json}</tool_call>", "<tool_call>[1, 2, 3]</tool_call>",
+        '<tool_call>{"name": 5}</tool_call>', '<tool_call>{"arguments": {}}</tool_call>',
+        '<tool_call>{"name": "answer", "arguments": "{broken"}</tool_call>',
+        "<tool_call>" + json.dumps({"name": "x" * 10_000, "arguments": {"a": [1] * 10_000}}) + "</tool_call>",
+        "<tool_call>{\"name\": \"answer\", \"arguments\": {\"answer\": " + "[" * 500 + "]" * 500 + "}}</tool_call>",
+        "```python\nimport os; os.system('echo hi')\n```", "```", "```cpp\nint main(){\n",
+        "<answer></answer>", "<answer> </answer><answer>x</answer>", "Diagnosis: ; Recommendation:",
+    ]
+    for tag in tags:
+        junk += [f"<{tag}>", f"</{tag}>", f"<{tag}>unclosed", f"<{tag}><{tag}>nested</{tag}></{tag}>",
+                 f"<{tag}>{'z' * 50_000}</{tag}>"]
+        junk.append(f'<tool_call>{{"name": "{tag}", "arguments": {{"wrong": [1, {{}}]}}}}</tool_call>')
+    return junk
+
+
+def check(target: str | TextEnv | MultiAgentTextEnv, seed: int = 0, **env_kwargs: Any) -> CheckReport:
+    """Run every check; returns a report instead of raising."""
+    env_id = target if isinstance(target, str) else type(target).__name__
+    factory: Callable[[], Any] = (lambda: make(target, **env_kwargs)) if isinstance(target, str) \
+        else (lambda: target.fork())
+    report = CheckReport(env_id)
+    multi = isinstance(factory(), MultiAgentTextEnv)
+    checks = _MULTI_CHECKS if multi else _SINGLE_CHECKS
+    for name, fn in checks:
+        start = time.perf_counter()
+        try:
+            detail = fn(factory, seed) or ""
+            report.results.append((name, True, f"{detail} ({time.perf_counter() - start:.1f}s)".strip()))
+        except Exception as e:  # a failing check is a finding, not a crash
+            tb = traceback.format_exception_only(type(e), e)[-1].strip()
+            report.results.append((name, False, tb))
+    return report
+
+
+# ---- single-agent checks ------------------------------------------------------------------------
+
+
+def _gymnasium_check(factory, seed) -> str:
+    from gymnasium.utils.env_checker import check_env
+
+    env = factory()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env, skip_render_check=True)
+    env.close()
+    quiet = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+    relevant = [str(w.message) for w in caught if not issubclass(w.category, quiet)]
+    assert not relevant, f"check_env warned: {relevant[0]}"
+    return "gymnasium check_env passed"
+
+
+def _episode(env, seed: int, actions: list[str]) -> list[tuple]:
+    """Reset with `seed`, play `actions` until the episode ends; return comparable steps."""
+    obs, info = env.reset(seed=seed)
+    trace = [(json.dumps(obs, sort_keys=True), info.get("task_id"))]
+    for action in actions:
+        obs, reward, term, trunc, info = env.step(action)
+        _check_step(obs, reward, info)
+        trace.append((json.dumps(obs, sort_keys=True), round(reward, 9), term, trunc))
+        if term or trunc:
+            break
+    return trace
+
+
+def _check_step(obs, reward, info) -> None:
+    assert isinstance(obs, list), f"observation must be a list of messages, got {type(obs).__name__}"
+    assert math.isfinite(reward), f"reward {reward} is not finite"
+    for key in ("task_id", "turn", "reward_components"):
+        assert key in info, f"info lacks `{key}`"
+    total = sum(info["reward_components"].values())
+    assert abs(total - reward) < 1e-6, f"reward {reward} != sum of components {total}"
+
+
+def _policy_actions(factory, seed: int, count: int = 6) -> list[str]:
+    """Plausible actions from a scripted policy if one is registered, else junk."""
+    env = factory()
+    name = getattr(env, "spec_id", None)
+    scripted = spec(name).scripted if name else {}
+    if not scripted:
+        return malformed_actions()[:count]
+    from envgym.registration import load_entry_point
+
+    policy = load_entry_point(scripted.get("random") or next(iter(scripted.values())))(seed=seed)
+    obs, _ = env.reset(seed=seed)
+    messages, actions = list(obs), []
+    for _ in range(count):
+        action = policy.act(env, messages)
+        actions.append(action)
+        obs, _, term, trunc, _ = env.step(action)
+        messages += [{"role": "assistant", "content": action}, *obs]
+        if term or trunc:
+            break
+    env.close()
+    return actions
+
+
+def _determinism(factory, seed) -> str:
+    actions = _policy_actions(factory, seed)
+    first, second = factory(), factory()
+    a, b = _episode(first, seed, actions), _episode(second, seed, actions)
+    assert a == b, "the same seed and actions gave different observations or rewards"
+    other = factory().reset(seed=seed + 1)[1].get("task_id")
+    return f"{len(actions)} steps replayed identically; seed+1 task {other!r}"
+
+
+def _fuzz(factory, seed) -> str:
+    env = factory()
+    actions = malformed_actions([t.name for t in getattr(env, "tools", ())])
+    start = time.perf_counter()
+    for i, action in enumerate(actions):
+        env.reset(seed=seed + i)
+        obs, reward, term, trunc, info = env.step(action)
+        _check_step(obs, reward, info)
+        assert env.observation_space.contains(obs), f"action {i}: observation outside the space"
+    env.reset(seed=seed)
+    for steps in range(1, MAX_EPISODE_STEPS + 1):
+        *_, term, trunc, _ = env.step("garbage")
+        if term or trunc:
+            break
+    assert term or trunc, f"an episode of junk did not end within {MAX_EPISODE_STEPS} steps"
+    env.close()
+    return f"{len(actions)} malformed actions in {time.perf_counter() - start:.1f}s; junk episode ended after {steps} steps"
+
+
+def _fork(factory, seed) -> str:
+    actions = _policy_actions(factory, seed)
+    if len(actions) < 2:
+        return "episode too short to fork"
+    env = factory()
+    env.reset(seed=seed)
+    env.step(actions[0])
+    child = env.fork()
+    child.step("garbage that only the fork sees")
+    replay = factory()
+    replay.reset(seed=seed)
+    replay.step(actions[0])
+    got, want = env.step(actions[1]), replay.step(actions[1])
+    assert json.dumps(got[:4], sort_keys=True) == json.dumps(want[:4], sort_keys=True), \
+        "stepping a fork changed the original"
+    return "fork is independent"
+
+
+def _close(factory, seed) -> str:
+    env = factory()
+    env.reset(seed=seed)
+    env.close()
+    env.close()
+    with factory() as other:
+        other.reset(seed=seed)
+    return "close() twice and context manager"
+
+
+_SINGLE_CHECKS = [("gymnasium", _gymnasium_check), ("determinism", _determinism),
+                  ("fuzz", _fuzz), ("fork", _fork), ("close", _close)]
+
+
+# ---- multi-agent checks -------------------------------------------------------------------------
+
+
+def _parallel_api(factory, seed) -> str:
+    from pettingzoo.test import parallel_api_test
+
+    parallel_api_test(factory(), num_cycles=20)
+    return "pettingzoo parallel_api_test passed"
+
+
+def _multi_episode(env, seed: int, action_fn) -> list:
+    obs, infos = env.reset(seed=seed)
+    trace = [json.dumps(obs, sort_keys=True)]
+    for step in range(MAX_EPISODE_STEPS):
+        if not env.agents:
+            return trace
+        actions = {a: action_fn(a, step) for a in env.agents}
+        obs, rewards, terms, truncs, infos = env.step(actions)
+        for agent, r in rewards.items():
+            _check_step(obs[agent], r, infos[agent])
+        trace.append(json.dumps([obs, rewards, terms, truncs], sort_keys=True, default=str))
+    raise AssertionError(f"episode did not end within {MAX_EPISODE_STEPS} steps")
+
+
+def _multi_determinism(factory, seed) -> str:
+    fn = lambda agent, step: f"<answer>{step}</answer>"  # noqa: E731
+    assert _multi_episode(factory(), seed, fn) == _multi_episode(factory(), seed, fn), \
+        "the same seed and actions gave different observations or rewards"
+    return "replayed identically"
+
+
+def _multi_fuzz(factory, seed) -> str:
+    junk = malformed_actions()
+    trace = _multi_episode(factory(), seed, lambda agent, step: junk[step % len(junk)])
+    for offset in range(0, len(junk), 7):
+        _multi_episode(factory(), seed, lambda agent, step: junk[(offset + step) % len(junk)])
+    return f"{len(junk)} malformed actions; first episode {len(trace) - 1} steps"
+
+
+def _multi_fork(factory, seed) -> str:
+    env = factory()
+    env.reset(seed=seed)
+    child = env.fork()
+    child.step({a: "fork only" for a in child.agents})
+    replay = factory()
+    replay.reset(seed=seed)
+    acts = {a: "<answer>1</answer>" for a in env.agents}
+    got, want = env.step(acts), replay.step(acts)
+    assert json.dumps(got[:4], sort_keys=True, default=str) == json.dumps(want[:4], sort_keys=True, default=str), \
+        "stepping a fork changed the original"
+    return "fork is independent"
+
+
+_MULTI_CHECKS = [("pettingzoo", _parallel_api), ("determinism", _multi_determinism),
+                 ("fuzz", _multi_fuzz), ("fork", _multi_fork), ("close", _close)]
