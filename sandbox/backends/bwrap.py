@@ -1,0 +1,125 @@
+"""The default isolating backend: bubblewrap (GEM's invocation, hardened).
+
+Each run gets new user/pid/net/ipc/uts/cgroup namespaces (`--unshare-all`: only an isolated
+`lo`), `/usr` read-only and nothing else of the host (no /etc, /root, /home), a private,
+size-capped tmpfs for `/tmp` and for the work dir `/box`, `--die-with-parent`, a new session
+and uid 65534 inside. When envgym is root, bwrap itself runs as a leased unprivileged uid so
+that RLIMIT_NPROC bites (the kernel ignores it for uid 0). When the pid namespace's first
+process exits, the kernel kills everything left in it: daemons cannot outlive the run.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+from typing import Any
+
+from envgym.errors import SandboxUnavailable
+
+from .. import toolchain
+from .._supervise import rlimits_for, supervise
+from ..uids import can_switch_uid, lease_uid
+from .base import Backend, Spawn
+
+WORK = "/box"
+_HINTS = {
+    "setting up uid map": "the kernel refuses unprivileged user namespaces (Ubuntu >= 23.10 "
+    "AppArmor): run `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`",
+    "Failed to make / slave": "this container lacks CAP_SYS_ADMIN/user namespaces: run it "
+    "with user namespaces enabled, or use backend='docker' on the host",
+    "No permissions to creating new namespace": "user namespaces are disabled: run "
+    "`sysctl -w kernel.unprivileged_userns_clone=1`",
+}
+
+
+class BwrapBackend(Backend):
+    name = "bwrap"
+    isolated = True
+
+    def __init__(self, executable: str | None = None) -> None:
+        self.executable = executable or shutil.which("bwrap")
+        if self.executable is None:
+            raise SandboxUnavailable("bubblewrap is not installed: `apt-get install "
+                                     "bubblewrap` (Debian/Ubuntu) or `dnf install bubblewrap`.")
+        self.drop_uid = can_switch_uid()
+        self._probe()
+
+    def _uid_for_spawn(self, uid: int | None) -> int | None:
+        return uid if self.drop_uid else None
+
+    def _probe(self) -> None:
+        """Run hello-world under the exact command line we will use (A.12: never assume).
+        As root, fall back to running bwrap as root if unprivileged namespaces are refused;
+        the pid namespace and the wall clock still contain a fork bomb then."""
+        reason = self._probe_once()
+        if reason and self.drop_uid:
+            self.drop_uid = False
+            if self._probe_once() is None:
+                return
+        if reason:
+            hint = next((h for k, h in _HINTS.items() if k in reason), "see the message")
+            raise SandboxUnavailable(f"bubblewrap is installed but cannot start a sandbox here "
+                                     f"({reason.strip()[:300]}); fix: {hint}.")
+
+    def _probe_once(self) -> str | None:
+        argv = [toolchain.python().executable, "-I", "-c", "print('envgym-probe')"]
+        with lease_uid() as uid:
+            run_dir = self._make_run_dir(self._uid_for_spawn(uid), {})
+            try:
+                raw = self._spawn(Spawn(argv, run_dir, None, False, b"", 10.0,
+                                        rlimits_for(256, 10, 64, 16), 4096, 4096, uid))
+            finally:
+                shutil.rmtree(run_dir, ignore_errors=True)
+        if raw.get("spawn_error"):
+            return raw["spawn_error"]
+        if raw["exit_code"] != 0 or raw["stdout"].strip() != "envgym-probe":
+            return raw["stderr"] or f"exit code {raw['exit_code']}, signal {raw['signal']}"
+        return None
+
+    def _spawn(self, job: Spawn) -> dict[str, Any]:
+        user = job.uid if self.drop_uid else None
+        return supervise(self._command(job), stdin=job.stdin, env={}, rlimits=job.rlimits,
+                         wall_s=job.wall_s + 0.1, stdout_cap=job.stdout_cap,
+                         stderr_cap=job.stderr_cap, user=user, group=user)
+
+    def _command(self, job: Spawn) -> list[str]:
+        tmp_size = str(job.tmp_mb << 20)
+        cmd = [self.executable, "--unshare-all", "--unshare-user", "--die-with-parent",
+               "--new-session", "--hostname", "sandbox", *_system_mounts(),
+               "--proc", "/proc", "--dev", "/dev", "--size", tmp_size, "--tmpfs", "/tmp"]
+        if job.writable:
+            cmd += ["--bind", job.run_dir, WORK]
+        else:
+            cmd += ["--size", tmp_size, "--tmpfs", WORK]
+            if job.program is not None:
+                cmd += _binds(job.program.dir, job.program.files)
+            cmd += _binds(job.run_dir, tuple(sorted(os.listdir(job.run_dir))))
+        cmd += ["--chdir", WORK, "--remount-ro", "/", "--uid", "65534", "--gid", "65534",
+                "--clearenv"]
+        for key, value in toolchain.sandbox_env(WORK, "/tmp").items():
+            cmd += ["--setenv", key, value]
+        return cmd + ["--", *job.argv]
+
+
+def _binds(host_dir: str, names: tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    for name in names:
+        out += ["--ro-bind", os.path.join(host_dir, name), f"{WORK}/{name}"]
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _system_mounts() -> tuple[str, ...]:
+    """/usr read-only; /bin, /lib, /lib64, /sbin as the host has them (merged-/usr symlinks
+    or real directories); the interpreter's prefix when it lives outside /usr."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    prefix = toolchain.python().prefix
+    if not prefix.startswith("/usr/"):
+        args += ["--ro-bind", prefix, prefix]
+    return tuple(args)
