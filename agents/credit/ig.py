@@ -1,0 +1,75 @@
+"""IG-Search: per-token modulation of query-span tokens by the step's information gain.
+
+The paper does not publish the IG -> advantage mapping (methods.md §1.4); this form is ours,
+with every choice a parameter.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from envgym.agents.credit.base import CreditBatch, group_key
+from envgym.trajectory import Turn
+
+
+def token_char_offsets(ids: list[int], tokenizer: Any) -> list[tuple[int, int]]:
+    """(start, end) character offsets of each token in `decode(ids)`, by prefix decoding."""
+    offsets, prev = [], 0
+    for k in range(len(ids)):
+        end = max(prev, len(tokenizer.decode(ids[: k + 1])))
+        offsets.append((prev, end))
+        prev = end
+    return offsets
+
+
+def span_token_mask(turn: Turn, start: int, end: int, tokenizer: Any) -> np.ndarray:
+    """Tokens of `turn`'s action that overlap characters [start, end)."""
+    if tokenizer is None:
+        raise ValueError("credit `ig` maps character spans to tokens and needs the tokenizer "
+                         "(the trainer passes the policy's)")
+    offsets = token_char_offsets(turn.action_token_ids, tokenizer)
+    return np.array([s < end and e > start for s, e in offsets], dtype=bool)
+
+
+def ig(batch: CreditBatch, *, alpha: float = 1.0, clip: float = 1.0, scope: str = "group",
+       center: bool = True, kind: str = "query", eps: float = 1e-6) -> CreditBatch:
+    """A_{i,k} = A_i + alpha * clip(norm(IG_{i,t}), -clip, clip) on tokens k of query spans.
+
+    IG_{i,t} is `span.value` of each span of kind `kind` (the environment's information gain
+    of that search step). norm is a z-score over all query spans of the group
+    (`scope="group"`) or of the batch (`scope="batch"`): (IG - mean) / (std + eps), population
+    std; with `center=False` the mean is not removed, so every positive IG still pushes its
+    query up when all IGs are alike; `scope="none"` uses the raw IG. Tokens outside query spans
+    keep A_i. This is what keeps a gradient in groups where every rollout failed (A_i = 0).
+    Logged: the share of query tokens modulated and the mean |modulation|.
+    """
+    adv = batch.require_advantages("ig")
+    spans: list[tuple[int, int, int, int, float]] = []  # (i, t, start, end, value)
+    for i, traj in enumerate(batch.trajectories):
+        for t, turn in enumerate(traj.turns):
+            spans += [(i, t, s.start, s.end, float(s.value)) for s in turn.spans
+                      if s.kind == kind and s.value is not None]
+    scopes: dict[Any, list[int]] = defaultdict(list)
+    for n, (i, *_rest) in enumerate(spans):
+        scopes[group_key(batch.trajectories[i]) if scope == "group" else "all"].append(n)
+    norm = np.array([v for *_rest, v in spans], dtype=np.float64)
+    if scope in ("group", "batch"):
+        for members in scopes.values():
+            v = norm[members]
+            mean = v.mean() if center else 0.0
+            norm[members] = (v - mean) / (v.std() + eps) if len(v) > 1 else v - mean
+    elif scope != "none":
+        raise ValueError(f"credit `ig`: scope must be 'group', 'batch' or 'none', not {scope!r}")
+    bonus = alpha * np.clip(norm, -clip, clip)
+    touched = 0
+    for (i, t, start, end, _), b in zip(spans, bonus):
+        mask = span_token_mask(batch.trajectories[i].turns[t], start, end, batch.tokenizer)
+        adv[i][t] = adv[i][t] + b * mask
+        touched += int(mask.sum())
+    batch.stats["ig/spans"] = float(len(spans))
+    batch.stats["ig/modulated_tokens"] = float(touched)
+    batch.stats["ig/bonus_abs_mean"] = float(np.abs(bonus).mean()) if len(bonus) else 0.0
+    return batch
