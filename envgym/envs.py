@@ -14,3 +14,16 @@ register(
         "oracle": f"{_ENVS}.timeseries.policies:OraclePolicy",
     },
 )
+
+register(
+    "envgym/Debate-v0",
+    f"{_ENVS}.debate.env:DebateEnv",
+    description="ILR debate: N agents, IRT-driven cooperative/competitive mode, Idea3 rounds on maths.",
+    scripted={
+        "oracle": f"{_ENVS}.debate.policies:Oracle",
+        "noisy": f"{_ENVS}.debate.policies:Noisy",
+        "stubborn": f"{_ENVS}.debate.policies:Stubborn",
+        "follower": f"{_ENVS}.debate.policies:Follower",
+    },
+    multi_agent=True,
+)

@@ -1,0 +1,159 @@
+"""Evaluation: run a policy on an environment and aggregate what happened.
+
+`evaluate` runs `episodes` tasks with `samples` attempts each (the same env seed within a
+task, different policy seeds) and reports mean reward, success rate, mean turns, the unbiased
+pass@k of Chen et al. (2021) over the samples of each task, and the environment's own
+aggregates (`Env.summarize`). Episodes are produced by `run_episodes`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from envgym.registration import load_entry_point, make, spec
+from envgym.trajectory import Trajectory, TrajectoryWriter, Turn
+
+__all__ = ["aggregate", "evaluate", "pass_at_k", "run_episodes"]
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k from n samples of which c are correct: 1 - C(n-c, k) / C(n, k)."""
+    if k > n:
+        raise ValueError(f"pass@{k} needs at least {k} samples per task, got {n}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def aggregate(env_id: str, policy: str, trajectories: list[Trajectory], k: int = 1) -> dict[str, Any]:
+    """The metrics object `envgym eval --json` prints."""
+    by_task: dict[Any, list[Trajectory]] = defaultdict(list)
+    for t in trajectories:
+        by_task[(t.task_id, t.seed)].append(t)
+    samples = min(len(v) for v in by_task.values()) if by_task else 0
+    env_cls = type(make(env_id)) if trajectories else None
+    outcomes = [t.outcome for t in trajectories if t.outcome]
+    metrics = env_cls.summarize(outcomes) if env_cls and outcomes else {}
+    result = {
+        "env": env_id,
+        "policy": policy,
+        "episodes": len(by_task),
+        "samples_per_task": samples,
+        "mean_reward": _mean([t.total_reward for t in trajectories]),
+        "reward_ci95": _ci95([t.total_reward for t in trajectories]),
+        "success_rate": _mean([float(t.success) for t in trajectories]),
+        "mean_turns": _mean([len(t.turns) for t in trajectories]),
+        "errors": sum(t.error is not None for t in trajectories),
+        "metrics": metrics,
+    }
+    for kk in sorted({1, k}):
+        if kk <= samples:
+            result[f"pass@{kk}"] = _mean([pass_at_k(len(v), sum(t.success for t in v), kk)
+                                          for v in by_task.values()])
+    return result
+
+
+def evaluate(env_id: str, policy: str, *, episodes: int, k: int = 1, samples: int | None = None,
+             seed: int = 0, env_kwargs: dict[str, Any] | None = None, out: str | None = None,
+             progress: bool = False) -> dict[str, Any]:
+    """Run and aggregate; `samples` attempts per task (default k)."""
+    trajectories = run_episodes(env_id, policy, episodes=episodes, group_size=samples or k,
+                                seed=seed, env_kwargs=env_kwargs, out=out, progress=progress)
+    return aggregate(env_id, policy, trajectories, k)
+
+
+def run_episodes(env_id: str, policy: str, *, episodes: int, group_size: int = 1, seed: int = 0,
+                 env_kwargs: dict[str, Any] | None = None, out: str | None = None,
+                 progress: bool = False) -> list[Trajectory]:
+    """Episodes of `policy` (a spec string) on `env_id`; trajectories stream to `out`."""
+    factory = _scripted_factory(env_id, policy)
+    env = make(env_id, **(env_kwargs or {}))
+    writer = TrajectoryWriter(out) if out else None
+    trajectories = []
+    try:
+        for task in _progress(range(episodes), progress, f"{env_id} × {policy}"):
+            for member in range(group_size):
+                traj = _play(env, env_id, policy, factory(seed=seed + 1000 * task + member), seed + task)
+                traj.group_id = f"{env_id}/{seed + task}"
+                trajectories.append(traj)
+                if writer:
+                    writer.write(traj)
+    finally:
+        env.close()
+        if writer:
+            writer.close()
+    return trajectories
+
+
+def _scripted_factory(env_id: str, policy: str) -> Callable[..., Any]:
+    kind, _, name = policy.partition(":")
+    if kind != "scripted":
+        raise ValueError(f"policy {policy!r}: only scripted policies run without the rollout engine")
+    baselines = spec(env_id).scripted
+    if name not in baselines:
+        raise ValueError(f"{env_id} has no scripted policy {name!r}; available: {sorted(baselines)}")
+    return load_entry_point(baselines[name])
+
+
+def _play(env, env_id: str, policy_name: str, policy, seed: int) -> Trajectory:
+    obs, info = env.reset(seed=seed)
+    traj = Trajectory(env_id=env_id, task_id=info.get("task_id"), seed=seed, policy=policy_name)
+    messages = list(obs)
+    try:
+        while True:
+            action = policy.act(env, messages)
+            new_obs, reward, term, trunc, info = env.step(action)
+            traj.turns.append(_turn(obs, action, reward, info))
+            messages += [{"role": "assistant", "content": action}, *new_obs]
+            obs = new_obs
+            if term or trunc:
+                traj.terminated, traj.truncated = term, trunc
+                traj.final_observation, traj.outcome = list(new_obs), dict(info.get("outcome", {}))
+                return traj
+    except Exception as e:  # an episode failure is recorded, never a crashed run
+        traj.error = f"{type(e).__name__}: {e}"
+        traj.outcome = {"success": False, "score": 0.0}
+        return traj
+
+
+def _turn(obs, action: str, reward: float, info: dict[str, Any]) -> Turn:
+    known = {"task_id", "turn", "reward_components", "spans", "role", "state_key", "outcome"}
+    return Turn(observation=list(obs), action=action, reward=reward,
+                reward_components=info.get("reward_components", {}), spans=info.get("spans", []),
+                role=info.get("role"), state_key=info.get("state_key"),
+                info={k: v for k, v in info.items() if k not in known and _jsonable(v)})
+
+
+def _jsonable(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool, list, dict, type(None)))
+
+
+def _progress(iterable, enabled: bool, label: str):
+    if not enabled:
+        yield from iterable
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    items = list(iterable)
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=len(items))
+        for item in items:
+            yield item
+            bar.advance(task)
+
+
+def _mean(values: list[float]) -> float:
+    return float(np.mean(values)) if values else 0.0
+
+
+def _ci95(values: list[float]) -> float:
+    """Half-width of a normal-approximation 95% confidence interval of the mean."""
+    if len(values) < 2:
+        return 0.0
+    return float(1.96 * np.std(values, ddof=1) / math.sqrt(len(values)))

@@ -1,0 +1,177 @@
+"""Token-in, token-out: chat-template deltas, the append-only check, span → token mapping.
+
+The rollout engine never decodes generated text and re-tokenises it for training (BPE is not
+a bijection; peers lost weeks to that drift). It keeps the sampled ids and tokenises only
+what the environment adds, as the *delta of the chat template*:
+
+    turn 0:  render(opening, generation prompt)                       -> obs ids
+    turn t:  [end-of-assistant-turn text the model did not emit itself]
+             + render(conv + new, gen. prompt) - render(conv)          -> obs ids
+    continuation observations: just the spliced text, no turn boundary
+
+This is only sound when the template is *append-only*: rendering a longer conversation never
+rewrites an earlier turn. Qwen3 and DeepSeek-R1 templates strip earlier `<think>` blocks;
+`ChatTokenizer` probes the template and, when it is not append-only, substitutes the shipped
+append-only variant for that family (ChatML, R1) or fails loudly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from envgym.errors import PolicyError
+from envgym.spaces import Message
+
+__all__ = ["CHATML_TEMPLATE", "R1_TEMPLATE", "ChatTokenizer", "TemplateError",
+           "char_to_token_spans", "is_append_only", "merge_messages"]
+
+CHATML_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+R1_TEMPLATE = (
+    "{{ bos_token }}{% for message in messages %}"
+    "{% if message['role'] == 'system' %}{{ message['content'] }}"
+    "{% elif message['role'] == 'assistant' %}{{ '<｜Assistant｜>' + message['content'] + "
+    "'<｜end▁of▁sentence｜>' }}"
+    "{% else %}{{ '<｜User｜>' + message['content'] }}{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<｜Assistant｜>' }}{% endif %}"
+)
+_PROBE: list[Message] = [
+    {"role": "system", "content": "sys"}, {"role": "user", "content": "q1"},
+    {"role": "assistant", "content": "<think>a</think>b"}, {"role": "user", "content": "q2"},
+    {"role": "assistant", "content": "<think>c</think>d"}, {"role": "tool", "content": "t"},
+    {"role": "user", "content": "q3"},
+]
+
+
+class TemplateError(PolicyError):
+    """The chat template cannot be used token-exactly (not append-only, or no EOS marker)."""
+
+
+def merge_messages(messages: Sequence[Message]) -> list[Message]:
+    """Splice `continuation` messages into the preceding assistant message (for rendering)."""
+    out: list[Message] = []
+    for m in messages:
+        if m.get("role") == "continuation" and out and out[-1]["role"] == "assistant":
+            out[-1] = {**out[-1], "content": out[-1]["content"] + m["content"]}
+        elif m.get("role") == "continuation":
+            out.append({"role": "user", "content": m["content"]})
+        else:
+            out.append({"role": m["role"], "content": m.get("content") or ""})
+    return out
+
+
+def is_append_only(render: Any) -> bool:
+    """Whether every rendering of a probe conversation extends the previous one."""
+    for k in range(1, len(_PROBE)):
+        shorter = render(_PROBE[:k], _PROBE[k]["role"] == "assistant")
+        if not render(_PROBE[:k + 1], False).startswith(shorter):
+            return False
+    return True
+
+
+class ChatTokenizer:
+    """Renders conversations with an append-only template and tokenises template deltas."""
+
+    def __init__(self, tokenizer: Any, chat_template: str | None = None,
+                 eos_token_ids: Sequence[int] = ()):
+        self.tokenizer = tokenizer
+        self.template = chat_template or getattr(tokenizer, "chat_template", None)
+        if not self.template:
+            raise TemplateError("The tokenizer has no chat template; pass chat_template=.")
+        if not is_append_only(self._render_with(self.template)):
+            self.template = self._append_only_variant()
+        eos = list(eos_token_ids) or [tokenizer.eos_token_id]
+        self.eos_token_ids = {int(i) for i in eos if i is not None}
+
+    def render(self, messages: Sequence[Message], add_generation_prompt: bool) -> str:
+        return self._render_with(self.template)(merge_messages(messages), add_generation_prompt)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return self.tokenizer.decode(list(ids), skip_special_tokens=False,
+                                     clean_up_tokenization_spaces=False)
+
+    def prompt_ids(self, messages: Sequence[Message]) -> list[int]:
+        """Turn 0: the whole opening prompt, generation prompt included."""
+        return self.encode(self.render(messages, True))
+
+    def observation_ids(self, history: Sequence[Message], new: Sequence[Message],
+                        ended_with_eos: bool) -> tuple[list[int], bool]:
+        """Ids of `new` after `history` (which ends with the assistant turn just sampled).
+
+        Returns `(ids, spliced)`: `spliced` is True when `new` was continuation text spliced
+        into the running assistant turn. A continuation after a turn the model closed with
+        EOS cannot be spliced and opens a user turn instead (`merge_messages` does the same).
+        """
+        if new and not ended_with_eos and all(m.get("role") == "continuation" for m in new):
+            return self.encode("".join(m["content"] for m in new)), True
+        new = [{**m, "role": "user"} if m.get("role") == "continuation" else m for m in new]
+        return self.encode(self._end_of_turn(history, ended_with_eos)
+                           + self._delta(history, new)), False
+
+    def _end_of_turn(self, history: Sequence[Message], ended_with_eos: bool) -> str:
+        """Template text after the assistant content that the model did not emit."""
+        merged = merge_messages(history)
+        head = self.render(merged[:-1], True) + merged[-1]["content"]
+        full = self.render(merged, False)
+        if not full.startswith(head):
+            raise TemplateError("The chat template rewrites the assistant turn's content; "
+                                "use an append-only template (chat_template=).")
+        tail = full[len(head):]
+        if ended_with_eos:
+            eos_texts = [self.decode([i]) for i in self.eos_token_ids]
+            match = [e for e in eos_texts if tail.startswith(e)]
+            if not match:
+                raise TemplateError(f"The template closes an assistant turn with {tail!r}, "
+                                    f"which does not start with an EOS token {eos_texts}.")
+            tail = tail[len(match[0]):]
+        return tail
+
+    def _delta(self, history: Sequence[Message], new: Sequence[Message]) -> str:
+        before = self.render(history, False)
+        after = self.render([*history, *new], True)
+        if not after.startswith(before):
+            raise TemplateError("The chat template is not append-only for this conversation "
+                                f"(rendering changed earlier text near {before[-60:]!r}).")
+        return after[len(before):]
+
+    def _append_only_variant(self) -> str:
+        vocab = self.tokenizer.get_vocab()
+        for marker, template in (("<|im_start|>", CHATML_TEMPLATE),
+                                 ("<｜Assistant｜>", R1_TEMPLATE)):
+            if marker in vocab:
+                return template
+        raise TemplateError("The chat template rewrites history (e.g. strips earlier <think> "
+                            "blocks) and no append-only variant is known for this tokenizer; "
+                            "pass an append-only chat_template=.")
+
+    def _render_with(self, template: str):
+        def render(messages: Sequence[Message], gen: bool) -> str:
+            return self.tokenizer.apply_chat_template(
+                list(messages), chat_template=template, tokenize=False,
+                add_generation_prompt=gen)
+        return render
+
+
+def char_to_token_spans(decode: Any, token_ids: Sequence[int],
+                        spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Map character spans `[start, end)` of `decode(token_ids)` to token ranges.
+
+    A token belongs to a span when its characters overlap it. Offsets come from decoding
+    prefixes, so they are exact for any tokenizer (a token that ends inside a multi-byte
+    character is attributed to the character it completes).
+    """
+    ends = [len(decode(token_ids[:i + 1])) for i in range(len(token_ids))]
+    starts = [0, *ends[:-1]]
+    out = []
+    for start, end in spans:
+        hit = [i for i, (a, b) in enumerate(zip(starts, ends)) if a < end and b > start]
+        out.append((hit[0], hit[-1] + 1) if hit else (0, 0))
+    return out

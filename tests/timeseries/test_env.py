@@ -1,0 +1,142 @@
+import json
+
+import numpy as np
+import pytest
+
+import envgym
+from envgym.errors import InvalidConfig
+from envgym.evaluation import evaluate
+from envgym.environments.timeseries.env import ZOOM
+from envgym.environments.timeseries.tasks import TASK_TYPES, generate_task
+
+ENV = "envgym/TimeSeries-v0"
+
+
+def zoom(a, b, think=True):
+    call = json.dumps({"name": ZOOM, "arguments": {"ts_seg": [a, b]}})
+    return ("<think>look</think>" if think else "") + f"<tool_call>{call}</tool_call>"
+
+
+def test_generator_is_deterministic_and_covers_every_task_type():
+    a, b = generate_task(7), generate_task(7)
+    assert a == b and len(a.series) >= 1000
+    kinds = {generate_task(s).task_type for s in range(60)}
+    assert kinds == set(TASK_TYPES)
+    for s in range(60):
+        task = generate_task(s)
+        assert task.evidence and all(0 <= x <= y < len(task.series) for x, y in task.evidence)
+
+
+def test_opening_is_a_coarse_sketch_not_the_whole_series():
+    env = envgym.make(ENV)
+    obs, info = env.reset(seed=3)
+    numbers = obs[1]["content"].split("Overview")[1].split("Question")[0].split("\n")[1].split()
+    assert len(numbers) == env.sketch_points < len(env.task.series) / 50
+
+
+def test_zoom_rewards_and_components_by_hand():
+    env = envgym.make(ENV, point_cost=1e-3)
+    env.reset(seed=0)
+    obs, reward, term, trunc, info = env.step(zoom(100, 199))
+    assert info["reward_components"] == pytest.approx({"round": -0.1, "points": -0.1})
+    assert reward == pytest.approx(-0.2) and info["role"] == "controller"
+    assert obs[0]["role"] == "tool" and obs[0]["content"].startswith("segment [100, 199]: 64 values")
+
+
+def test_answer_step_carries_artist_controller_and_reasoner_components():
+    env = envgym.make(ENV, point_cost=0.0)
+    env.reset(seed=0)
+    gold = env.task.answer
+    env.step(zoom(0, 300))
+    env.step(zoom(500, 700))
+    *_, reward, term, _, info = env.step(f"<think>so</think><answer>{gold}</answer>")
+    assert term and info["role"] == "reasoner"
+    assert info["reward_components"] == pytest.approx({
+        "accuracy": 3.0, "reasoner_format": 1.0, "consistency": 3.0, "exploration": 1.0,
+        "controller_format": 1.0})
+    assert info["role_rewards"] == pytest.approx({"controller": -0.2 + 5.0, "reasoner": 4.0})
+    assert info["outcome"]["success"] and info["outcome"]["points_inspected"] == 301 + 201
+
+
+def test_invalid_round_triggers_the_minus_two_controller_override_and_decay():
+    env = envgym.make(ENV, point_cost=0.0)
+    env.reset(seed=0, options={"train_step": 150})
+    env.step(zoom(5, 2))  # start > end: invalid
+    env.step(zoom(0, 10, think=False))
+    *_, info = env.step("<answer>A</answer>")
+    comps = info["reward_components"]
+    assert comps["controller_format"] == -2.0 and "exploration" not in comps
+    assert comps["reasoner_format"] == 0.5  # no <think>
+
+
+def test_exploration_bonus_decays_linearly_to_zero_at_step_300():
+    env = envgym.make(ENV, point_cost=0.0)
+    env.reset(seed=1, options={"train_step": 150})
+    env.step(zoom(0, 10))
+    env.step(zoom(20, 30))
+    *_, info = env.step("<think>x</think><answer>A</answer>")
+    assert info["reward_components"]["exploration"] == pytest.approx(0.5)
+
+
+def test_first_round_must_be_a_zoom_and_segments_are_validated():
+    env = envgym.make(ENV)
+    env.reset(seed=0)
+    *_, info = env.step("<answer>A</answer>")
+    assert "round 1 must be a zoom" in info["parse_error"]
+    *_, info = env.step(zoom(0, 5000))
+    assert "0 <= start < end <= 1023" in info["parse_error"]
+    *_, info = env.step('<tool_call>{"name": "timeseries_zoom_in_tool", "arguments": {"ts_seg": ["1+1", 9]}}</tool_call>')
+    assert "valid integer" in info["parse_error"]
+
+
+def test_accept_moves_to_the_answer_phase_and_the_role_changes():
+    env = envgym.make(ENV)
+    env.reset(seed=0)
+    env.step(zoom(0, 10))
+    *_, info = env.step("<answer>ACCEPT</answer>")
+    assert info["role"] == "controller"
+    *_, info = env.step(zoom(0, 10))
+    assert "zoom rounds are over" in info["parse_error"] and info["role"] == "reasoner"
+
+
+def test_tag_tool_format():
+    env = envgym.make(ENV, tool_format="tag")
+    env.reset(seed=0)
+    obs, *_ = env.step("<think>x</think><zoom>[10, 20]</zoom>")
+    assert obs[0]["content"].startswith("segment [10, 20]")
+
+
+def test_hostile_actions_never_raise():
+    env = envgym.make(ENV)
+    rng = np.random.default_rng(0)
+    hostile = ["", "<answer>", "<tool_call>{", zoom(-1, 3), "<answer>Z</answer>", "\x00" * 100,
+               "<answer>A</answer><answer>B</answer>", zoom(1, 2) + zoom(3, 4),
+               zoom(1, 2) + "<answer>A</answer>", "x" * 200_000]
+    for i, action in enumerate(hostile * 3):
+        if i % len(hostile) == 0:
+            env.reset(seed=int(rng.integers(100)))
+        try:
+            *_, term, trunc, info = env.step(action)
+        except envgym.ResetNeeded:
+            env.reset(seed=i)
+            continue
+        assert "reward_components" in info
+
+
+def test_invalid_config_names_the_field():
+    with pytest.raises(InvalidConfig, match="task_types"):
+        envgym.make(ENV, task_types=["weather"])
+    with pytest.raises(InvalidConfig, match="tool_format"):
+        envgym.make(ENV, tool_format="xml")
+
+
+def test_oracle_succeeds_and_random_stays_near_chance():
+    oracle = evaluate(ENV, "scripted:oracle", episodes=200)
+    random = evaluate(ENV, "scripted:random", episodes=200)
+    heuristic = evaluate(ENV, "scripted:heuristic", episodes=100)
+    assert oracle["success_rate"] >= 0.95 and oracle["metrics"]["coverage"] == 1.0
+    chance = float(np.mean([generate_task(s).chance for s in range(200)]))
+    assert random["success_rate"] <= chance + 0.15
+    assert heuristic["success_rate"] > random["success_rate"] + 0.3
+    # the oracle looks at far less of the series than the even scan
+    assert oracle["metrics"]["fraction_inspected"] < 0.5 * heuristic["metrics"]["fraction_inspected"]
