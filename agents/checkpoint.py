@@ -1,0 +1,77 @@
+"""Atomic, complete training checkpoints: a killed run resumes exactly where it stopped.
+
+A checkpoint holds everything the next step depends on: model and optimizer and scheduler
+states, every RNG (python, numpy, torch CPU and CUDA), the data cursor and the step. It is
+written into a temporary directory that is renamed into place, and the `latest` pointer is
+replaced atomically after it, so a kill at any moment leaves the previous checkpoint intact.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = ["load_latest", "restore_rng", "rng_state", "save_checkpoint"]
+
+
+def rng_state() -> dict[str, Any]:
+    state = {"python": random.getstate(), "numpy": np.random.get_state(),
+             "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def restore_rng(state: dict[str, Any]) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def _fsync_write(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def save_checkpoint(root: Path, step: int, state: dict[str, Any], keep: int = 2) -> Path:
+    """Write `state` (tensors, dicts) as `root/step_{step:07d}/state.pt`; keep the newest `keep`."""
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / f"step_{step:07d}"
+    tmp = root / f".tmp_step_{step:07d}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    with open(tmp / "state.pt", "wb") as f:
+        torch.save({**state, "step": step, "rng": rng_state()}, f)
+        f.flush()
+        os.fsync(f.fileno())
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(tmp, final)
+    pointer = root / ".latest.tmp"
+    _fsync_write(pointer, final.name.encode())
+    os.replace(pointer, root / "latest")
+    for old in sorted(root.glob("step_*"))[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def load_latest(root: Path) -> dict[str, Any] | None:
+    """The newest complete checkpoint's state (RNG not yet restored), or None."""
+    pointer = root / "latest"
+    candidates = []
+    if pointer.is_file():
+        candidates.append(root / pointer.read_text().strip())
+    candidates += sorted(root.glob("step_*"), reverse=True)
+    for path in candidates:
+        if (path / "state.pt").is_file():
+            return torch.load(path / "state.pt", map_location="cpu", weights_only=False)
+    return None

@@ -1,0 +1,180 @@
+"""One TOML file describes a training run; pydantic validates it and names any bad field.
+
+    envgym train agents/configs/timeseries_qwen05b.toml
+
+Every section has defaults sized for the tiny CPU model, so a config only states what differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from envgym.agents.credit import validate_chain
+from envgym.errors import InvalidConfig
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["EnvConfig", "TrainConfig", "load_config"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ModelConfig(_Strict):
+    policy: str = "tiny"
+    """`tiny` (build the offline tiny model into the run dir), a local path or a Hub name."""
+    backend: Literal["hf", "vllm"] = "hf"
+    """Rollout backend: transformers in-process (shares the learner's weights) or vLLM."""
+    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    device: str = "auto"
+    gradient_checkpointing: bool = False
+    lora_rank: int = Field(0, ge=0)
+    """0 trains all weights; > 0 trains LoRA adapters (needs peft) of this rank."""
+    lora_alpha: int = Field(32, gt=0)
+    lora_targets: str | list[str] = "all-linear"
+    vllm_gpu_memory_utilization: float = Field(0.3, gt=0, le=1)
+
+
+class EnvConfig(_Strict):
+    id: str
+    weight: float = Field(1.0, gt=0)
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+    train_seeds: tuple[int, int] = (0, 1_000_000)
+    """Tasks are drawn from seeds in [lo, hi); keep eval seeds outside this range."""
+    eval_seeds: tuple[int, int] = (1_000_000, 1_000_064)
+
+    @model_validator(mode="after")
+    def _ranges(self) -> EnvConfig:
+        for name in ("train_seeds", "eval_seeds"):
+            lo, hi = getattr(self, name)
+            if not lo < hi:
+                raise ValueError(f"{name} must be [lo, hi) with lo < hi, got [{lo}, {hi})")
+        (a, b), (c, d) = self.train_seeds, self.eval_seeds
+        if a < d and c < b:
+            raise ValueError("train_seeds and eval_seeds overlap: evaluation must use held-out tasks")
+        return self
+
+
+class RolloutConfig(_Strict):
+    group_size: int = Field(8, ge=1)
+    tasks_per_step: int = Field(8, ge=1)
+    max_turns: int = Field(6, ge=1)
+    max_tokens: int = Field(96, ge=1)
+    """Tokens per turn (per generated action)."""
+    temperature: float = Field(1.0, gt=0)
+    top_p: float = Field(1.0, gt=0, le=1)
+    eval_temperature: float = Field(0.0, ge=0)
+    eval_episodes: int = Field(64, ge=1)
+
+
+class PPOConfig(_Strict):
+    clip_low: float = Field(0.2, ge=0)
+    clip_high: float = Field(0.28, ge=0)
+    """DAPO's clip-higher: the ratio may rise to 1 + clip_high but fall only to 1 - clip_low."""
+    epochs: int = Field(1, ge=1)
+    minibatches: int = Field(1, ge=1)
+    kl_coef: float = Field(0.0, ge=0)
+    kl_estimator: Literal["k1", "k3"] = "k3"
+    entropy_coef: float = 0.0
+    loss_agg: Literal["token_mean", "seq_mean", "auto"] = "auto"
+    """`auto` uses the credit chain's hint (SLATE: seq_mean), else token_mean."""
+
+
+class OptimConfig(_Strict):
+    lr: float = Field(1e-6, gt=0)
+    schedule: Literal["constant", "linear", "cosine"] = "constant"
+    warmup_steps: int = Field(0, ge=0)
+    weight_decay: float = Field(0.0, ge=0)
+    betas: tuple[float, float] = (0.9, 0.999)
+    max_grad_norm: float = Field(1.0, gt=0)
+    grad_accum: int = Field(1, ge=1)
+    """Micro-batches per minibatch: memory control, the update is unchanged."""
+
+
+class SFTConfig(_Strict):
+    data: list[str] = Field(default_factory=list)
+    """Trajectory JSONL files; empty: generate from `scripted` on the first environment."""
+    scripted: dict[str, float] = Field(default_factory=lambda: {"oracle": 1.0})
+    """Scripted policies mixed per turn with these probabilities (noisy demonstrations)."""
+    episodes: int = Field(256, ge=1)
+    epochs: int = Field(2, ge=1)
+    batch_size: int = Field(16, ge=1)
+    lr: float = Field(1e-4, gt=0)
+    only_successful: bool = False
+
+
+class LogConfig(_Strict):
+    tensorboard: bool = True
+    wandb: bool = False
+    wandb_project: str = "envgym"
+    progress: bool = True
+
+
+class TrainConfig(_Strict):
+    seed: int = 0
+    output_dir: Path = Path("runs/envgym")
+    steps: int = Field(100, ge=1)
+    eval_every: int = Field(0, ge=0)
+    """0: evaluate only before the first and after the last step."""
+    checkpoint_every: int = Field(10, ge=0)
+    keep_checkpoints: int = Field(2, ge=1)
+    model: ModelConfig = Field(default_factory=ModelConfig)
+    envs: list[EnvConfig] = Field(min_length=1)
+    rollout: RolloutConfig = Field(default_factory=RolloutConfig)
+    credit: list[str] = Field(default_factory=lambda: ["grpo"])
+    credit_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+    optim: OptimConfig = Field(default_factory=OptimConfig)
+    sft: SFTConfig = Field(default_factory=SFTConfig)
+    log: LogConfig = Field(default_factory=LogConfig)
+
+    @field_validator("credit")
+    @classmethod
+    def _chain(cls, chain: list[str]) -> list[str]:
+        validate_chain(chain)
+        return chain
+
+    @model_validator(mode="after")
+    def _credit_options(self) -> TrainConfig:
+        validate_chain(self.credit, self.credit_options)
+        unused = set(self.credit_options) - set(self.credit)
+        if unused:
+            raise ValueError(f"credit_options for {sorted(unused)}, which are not in the chain")
+        return self
+
+    def digest(self) -> str:
+        """A hash of the settings that must not change across a resume."""
+        keep = self.model_dump(mode="json", exclude={"steps", "log", "eval_every",
+                                                     "checkpoint_every", "keep_checkpoints"})
+        return hashlib.sha1(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def load_config(source: str | Path | dict[str, Any], **overrides: Any) -> TrainConfig:
+    """Parse and validate; errors become `InvalidConfig` naming each bad field."""
+    if isinstance(source, dict):
+        data = dict(source)
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise InvalidConfig(f"config file {path} does not exist")
+        try:
+            data = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as e:
+            raise InvalidConfig(f"{path}: not valid TOML: {e}") from e
+    data.update(overrides)
+    try:
+        return TrainConfig.model_validate(data)
+    except ValidationError as e:
+        lines = [f"  {'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
+                 for err in e.errors()]
+        raise InvalidConfig("invalid training config:\n" + "\n".join(lines)) from None
