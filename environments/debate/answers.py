@@ -1,0 +1,96 @@
+"""Answer extraction and normalisation for numeric and simple-LaTeX maths answers.
+
+Two answers match when both parse to the same exact rational number (`1,080` = `1080` =
+`1080.0`, `\\dfrac{1}{4}` = `1/4` = `0.25`, `50\\%` = `50`), and otherwise when their MATH-style
+stripped strings are equal (`\\text{4:30 p.m.}` = `4:30 p.m.`). Exact `Fraction` arithmetic
+means no float tolerance is ever needed for the generated tasks or GSM8K.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+__all__ = ["answers_match", "last_boxed", "normalize_answer", "parse_number", "strip_latex"]
+
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
+_FRAC = re.compile(r"^\\frac\{([^{}]+)\}\{([^{}]+)\}$")
+_FRAC_SHORT = re.compile(r"\\frac(\d)(\d)")
+_TEXT = re.compile(r"\\(?:text|textbf|mbox|mathrm)\{([^{}]*)\}")
+
+
+def last_boxed(text: str) -> str | None:
+    """Content of the last `\\boxed{...}` (or `\\fbox{...}`), brace-matched; None if absent."""
+    start = max(text.rfind("\\boxed"), -1)
+    if start < 0:
+        start = text.rfind("\\fbox")
+    if start < 0:
+        return None
+    brace = text.find("{", start)
+    if brace < 0:
+        return None
+    depth = 0
+    for i in range(brace, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[brace + 1:i]
+    return None
+
+
+def strip_latex(answer: str) -> str:
+    """The MATH `_strip_string` conventions, plus `$`, commas in numbers and `x =` prefixes."""
+    s = answer.strip().replace("\n", "").replace("\\!", "").replace("\\\\", "\\")
+    s = s.replace("tfrac", "frac").replace("dfrac", "frac")
+    s = s.replace("\\left", "").replace("\\right", "")
+    s = s.replace("^{\\circ}", "").replace("^\\circ", "").replace("\\$", "").replace("$", "")
+    s = re.sub(r"\\text\{\s+[^{}]*\}\s*$", "", s)  # trailing unit such as `\text{ square units}`
+    s = s.replace("\\%", "").replace("%", "")
+    s = _TEXT.sub(r"\1", s)
+    if "=" in s and len(s.split("=")[0].strip()) <= 2:
+        s = s.split("=", 1)[1]
+    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
+    s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
+    s = re.sub(r"\\sqrt(\w)", r"\\sqrt{\1}", s)
+    s = s.replace(" ", "").rstrip(".")
+    if s.startswith("."):
+        s = "0" + s
+    return s
+
+
+def parse_number(answer: str) -> Fraction | None:
+    """An exact rational for `12`, `-7`, `1,080`, `0.25`, `3/4`, `\\frac{3}{4}`, `-\\frac34`."""
+    s = strip_latex(answer)
+    sign = 1
+    if s.startswith("-") and not _NUMBER.match(s):
+        sign, s = -1, s[1:]
+    if _NUMBER.match(s):
+        return sign * Fraction(s)
+    parts = s.split("/")
+    if len(parts) == 2 and all(_NUMBER.match(p) for p in parts):
+        return _safe_div(parts[0], parts[1], sign)
+    m = _FRAC.match(s)
+    if m and _NUMBER.match(m.group(1)) and _NUMBER.match(m.group(2)):
+        return _safe_div(m.group(1), m.group(2), sign)
+    return None
+
+
+def _safe_div(num: str, den: str, sign: int) -> Fraction | None:
+    d = Fraction(den)
+    return None if d == 0 else sign * Fraction(num) / d
+
+
+def normalize_answer(answer: str | None) -> str:
+    """Canonical text: `p/q` (or `p`) for numbers, the stripped LaTeX otherwise."""
+    if answer is None:
+        return ""
+    value = parse_number(answer)
+    if value is None:
+        return strip_latex(answer)
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def answers_match(prediction: str | None, gold: str) -> bool:
+    """True when `prediction` is the gold answer up to the normalisation above."""
+    if prediction is None or not prediction.strip():
+        return False
+    return normalize_answer(prediction) == normalize_answer(gold)
