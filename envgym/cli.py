@@ -128,6 +128,13 @@ def _policy_arg(values: list[str]) -> Any:
     return pairs
 
 
+# ---- subsystems' commands (their modules keep heavy imports inside the commands) ----------
+
+from envgym.sandbox.cli import app as _sandbox_app  # noqa: E402
+
+app.add_typer(_sandbox_app, name="sandbox")
+
+
 def main() -> None:
     """Console entry point: configuration errors print one readable line, not a traceback."""
     from envgym.errors import EnvGymError
