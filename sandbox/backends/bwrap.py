@@ -79,9 +79,10 @@ class BwrapBackend(Backend):
 
     def _spawn(self, job: Spawn) -> dict[str, Any]:
         user = job.uid if self.drop_uid else None
-        return supervise(self._command(job), stdin=job.stdin, env={}, rlimits=job.rlimits,
-                         wall_s=job.wall_s + 0.1, stdout_cap=job.stdout_cap,
-                         stderr_cap=job.stderr_cap, user=user, group=user)
+        raw = supervise(self._command(job), stdin=job.stdin, env={}, rlimits=job.rlimits,
+                        wall_s=job.wall_s + 0.1, stdout_cap=job.stdout_cap,
+                        stderr_cap=job.stderr_cap, user=user, group=user)
+        return _decode_signal_exit(raw)
 
     def _command(self, job: Spawn) -> list[str]:
         tmp_size = str(job.tmp_mb << 20)
@@ -100,6 +101,16 @@ class BwrapBackend(Backend):
         for key, value in toolchain.sandbox_env(WORK, "/tmp").items():
             cmd += ["--setenv", key, value]
         return cmd + ["--", *job.argv]
+
+
+def _decode_signal_exit(raw: dict[str, Any]) -> dict[str, Any]:
+    """bwrap's pid-1 reports a child killed by signal N as exit code 128 + N; undo that so
+    SIGXCPU/SIGXFSZ/SIGSEGV classify as they do on the other backends. (A program that calls
+    exit(139) is then reported as SIGSEGV: a runtime error either way.)"""
+    code = raw.get("exit_code")
+    if code is not None and 128 < code < 128 + 32 and raw.get("signal") is None:
+        raw = {**raw, "exit_code": None, "signal": code - 128}
+    return raw
 
 
 def _binds(host_dir: str, names: tuple[str, ...]) -> list[str]:

@@ -6,7 +6,7 @@ from envgym.sandbox import Limits, Verdict, run
 
 FAST = Limits(time_s=1.0, memory_mb=256)
 
-CPP_SUM = """#include <bits/stdc++.h>
+CPP_SUM = """#include <iostream>
 int main(){ long long a, b; std::cin >> a >> b; std::cout << a + b << "\\n"; }"""
 
 
