@@ -1,0 +1,231 @@
+"""`hf:PATH_OR_NAME` — a transformers causal LM as a token-exact policy and scorer.
+
+Generation is our own short sampling loop over a left-padded batch with a KV cache, rather
+than `model.generate`, so that the returned log-probs are exactly those of the distribution
+sampled from, and stop strings cut generation at the token that completes them.
+`sequence_logprobs` is the same computation with gradients, for the learner.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from envgym.errors import PolicyError
+from envgym.policy import Completion, SamplingParams
+from envgym.tokens import ChatTokenizer
+
+__all__ = ["HFPolicy", "sample_tokens", "sequence_logprobs"]
+
+
+def _positions(attention_mask: torch.Tensor) -> torch.Tensor:
+    """Position ids that ignore left padding: the first real token is position 0."""
+    return (attention_mask.long().cumsum(-1) - 1).clamp(min=0)
+
+
+def sequence_logprobs(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                      temperature: float = 1.0) -> torch.Tensor:
+    """Per-token log p(ids[t] | ids[:t]) of a (left- or right-) padded batch, with grad.
+
+    Returns a `[B, T]` float32 tensor aligned with `input_ids`; column 0 (no context) and
+    padding positions are 0. `temperature` divides the logits, as when sampling.
+    """
+    out = model(input_ids=input_ids, attention_mask=attention_mask,
+                position_ids=_positions(attention_mask), use_cache=False)
+    logits = out.logits[:, :-1].float() / (temperature if temperature > 0 else 1.0)
+    target = input_ids[:, 1:]
+    picked = logits.gather(-1, target.unsqueeze(-1)).squeeze(-1) - logits.logsumexp(-1)
+    picked = picked * attention_mask[:, 1:].to(picked.dtype)
+    return F.pad(picked, (1, 0))
+
+
+def sample_tokens(logits: torch.Tensor, sampling: SamplingParams,
+                  generator: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sample one token per row; return `(tokens, logprobs under logits / T)`."""
+    scaled = logits.float() / (sampling.temperature if not sampling.greedy else 1.0)
+    logprobs = scaled.log_softmax(-1)
+    if sampling.greedy:
+        tokens = scaled.argmax(-1)
+    else:
+        filtered = _top_k_top_p(scaled, sampling.top_k, sampling.top_p)
+        probs = filtered.softmax(-1)
+        tokens = torch.multinomial(probs, 1, generator=generator).squeeze(-1)
+    return tokens, logprobs.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+
+
+def _top_k_top_p(logits: torch.Tensor, top_k: int, top_p: float) -> torch.Tensor:
+    if 0 < top_k < logits.shape[-1]:
+        kth = logits.topk(top_k, dim=-1).values[:, -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if top_p < 1.0:
+        sorted_logits, order = logits.sort(-1, descending=True)
+        cumulative = sorted_logits.softmax(-1).cumsum(-1)
+        drop = cumulative - sorted_logits.softmax(-1) >= top_p  # keep the token crossing top_p
+        logits = logits.masked_fill(drop.scatter(-1, order, drop), float("-inf"))
+    return logits
+
+
+class HFPolicy:
+    """A transformers model on CPU or GPU, with its (append-only) chat template.
+
+    Options: `device` ("auto", "cpu", "cuda:0"), `dtype` ("auto" = bf16 on GPU, fp32 on
+    CPU), `chat_template` (override), `batch_size`, `seed`, `threads` (torch CPU threads; on
+    a shared CPU one thread is often several times faster than oversubscribing).
+    """
+
+    def __init__(self, path: str, *, device: str = "auto", dtype: str = "auto",
+                 chat_template: str | None = None, batch_size: int = 64, seed: int = 0,
+                 model: Any = None, tokenizer: Any = None, trust_remote_code: bool = False,
+                 threads: int | None = None):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.name = f"hf:{path}"
+        self.device = torch.device(("cuda" if torch.cuda.is_available() else "cpu")
+                                   if device == "auto" else device)
+        torch_dtype = _dtype(dtype, self.device)
+        try:
+            self.tokenizer = tokenizer or AutoTokenizer.from_pretrained(
+                path, trust_remote_code=trust_remote_code)
+            self.model = model or AutoModelForCausalLM.from_pretrained(
+                path, dtype=torch_dtype, trust_remote_code=trust_remote_code)
+        except (OSError, ValueError) as e:
+            raise PolicyError(f"Cannot load hf:{path}: {e}. Pass a local model directory "
+                              "(e.g. one made by `envgym tiny-model --out DIR`).") from e
+        self.model.to(self.device).eval()
+        eos = self.model.generation_config.eos_token_id
+        eos_ids = [eos] if isinstance(eos, int) else list(eos or [])
+        self.chat = ChatTokenizer(self.tokenizer, chat_template,
+                                  eos_ids + [self.tokenizer.eos_token_id])
+        self.pad_id = self.tokenizer.pad_token_id
+        if self.pad_id is None:
+            self.pad_id = next(iter(self.chat.eos_token_ids))
+        self.batch_size = batch_size
+        params = inspect.signature(self.model.forward).parameters
+        self._cache_arg = "cache" if "cache" in params else "past_key_values"
+        if threads:
+            torch.set_num_threads(threads)
+        self.generator = torch.Generator(self.device).manual_seed(seed)
+
+    # ---- generation ------------------------------------------------------------------------
+
+    def generate(self, prompts: Sequence[Sequence[int]], sampling: SamplingParams
+                 ) -> list[Completion]:
+        """Sample one completion per token-id prompt, in batches of `batch_size`."""
+        if prompts and not isinstance(prompts[0][0] if prompts[0] else 0, int):
+            raise PolicyError("HFPolicy.generate takes token-id prompts; use policy.chat.")
+        if sampling.seed is not None:
+            self.generator.manual_seed(sampling.seed)
+        out: list[Completion] = []
+        for i in range(0, len(prompts), self.batch_size):
+            out += self._generate_batch([list(p) for p in prompts[i:i + self.batch_size]], sampling)
+        return out
+
+    @torch.no_grad()
+    def _generate_batch(self, prompts: list[list[int]], sampling: SamplingParams
+                        ) -> list[Completion]:
+        ids, mask = self._left_pad(prompts)
+        out = self.model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask),
+                         use_cache=True)
+        position = _positions(mask)[:, -1]
+        rows = [_Row() for _ in prompts]
+        for _ in range(sampling.max_tokens):
+            tokens, logprobs = sample_tokens(out.logits[:, -1], sampling, self.generator)
+            for row, tok, lp in zip(rows, tokens.tolist(), logprobs.tolist()):
+                if not row.done:
+                    row.add(tok, lp, self, sampling.stop)
+            if all(r.done for r in rows):
+                break
+            tokens = torch.tensor([self.pad_id if r.done else r.ids[-1] for r in rows],
+                                  device=self.device)
+            mask = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=1)
+            position = position + 1
+            out = self.model(input_ids=tokens[:, None], attention_mask=mask,
+                             position_ids=position[:, None], use_cache=True,
+                             **{self._cache_arg: _cache_of(out)})
+        return [r.completion(self) for r in rows]
+
+    def _left_pad(self, seqs: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+        width = max(1, max(len(s) for s in seqs))
+        ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(seqs), width), dtype=torch.long)
+        for i, s in enumerate(seqs):
+            if s:
+                ids[i, width - len(s):] = torch.tensor(s)
+                mask[i, width - len(s):] = 1
+        return ids.to(self.device), mask.to(self.device)
+
+    # ---- scoring ---------------------------------------------------------------------------
+
+    @torch.no_grad()
+    def score(self, contexts: Sequence[str], targets: Sequence[str]) -> list[list[float]]:
+        """Per-token log p(target | context), batched (the `envgym.Scorer` protocol)."""
+        pairs = [(self.chat.encode(c) or [self.pad_id], self.chat.encode(t))
+                 for c, t in zip(contexts, targets, strict=True)]
+        return self.score_ids(pairs)
+
+    @torch.no_grad()
+    def score_ids(self, pairs: Sequence[tuple[list[int], list[int]]],
+                  temperature: float = 1.0) -> list[list[float]]:
+        """Like `score`, on token ids: log-probs of each target given its context."""
+        result: list[list[float]] = []
+        for i in range(0, len(pairs), self.batch_size):
+            chunk = pairs[i:i + self.batch_size]
+            ids, mask = self._left_pad([c + t for c, t in chunk])
+            lp = sequence_logprobs(self.model, ids, mask, temperature)
+            result += [lp[j, lp.shape[1] - len(t):].tolist() if t else []
+                       for j, (_, t) in enumerate(chunk)]
+        return result
+
+    def load_state_dict(self, state_dict: dict[str, torch.Tensor]) -> None:
+        """Sync weights from a learner (same architecture)."""
+        self.model.load_state_dict(state_dict)
+
+    def close(self) -> None:
+        """Nothing to release; present for symmetry with the HTTP and vLLM backends."""
+
+
+class _Row:
+    """One sequence being generated: ids, log-probs, incremental text for stop strings."""
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+        self.logprobs: list[float] = []
+        self.done = False
+        self.finish_reason = "length"
+        self.ended_with_eos = False
+        self.text_len = 0
+
+    def add(self, token: int, logprob: float, policy: HFPolicy, stop: tuple[str, ...]) -> None:
+        self.ids.append(token)
+        self.logprobs.append(logprob)
+        if token in policy.chat.eos_token_ids:
+            self.done, self.finish_reason, self.ended_with_eos = True, "stop", True
+        elif stop:
+            text = policy.chat.decode(self.ids)
+            window = text[max(0, self.text_len - max(map(len, stop))):]
+            self.text_len = len(text)
+            if any(s in window for s in stop):
+                self.done, self.finish_reason = True, "stop"
+
+    def completion(self, policy: HFPolicy) -> Completion:
+        body = self.ids[:-1] if self.ended_with_eos else self.ids
+        return Completion(policy.chat.decode(body), self.ids, self.logprobs, self.finish_reason,
+                          self.ended_with_eos)
+
+
+def _cache_of(out: Any) -> Any:
+    cache = getattr(out, "cache", None)
+    return cache if cache is not None else out.past_key_values
+
+
+def _dtype(name: str, device: torch.device) -> torch.dtype:
+    if name == "auto":
+        return torch.bfloat16 if device.type == "cuda" else torch.float32
+    try:
+        return getattr(torch, name)
+    except AttributeError as e:
+        raise PolicyError(f"Unknown dtype {name!r}: use auto, float32, bfloat16 or float16.") from e
