@@ -27,3 +27,16 @@ register(
     },
     multi_agent=True,
 )
+
+register(
+    "envgym/SafetyRules-v0",
+    f"{_ENVS}.safety.env:SafetyRulesEnv",
+    description="ASCL safety-rule lookup: consult a rulebook or answer directly; refuse/comply/safe-complete.",
+    scripted={
+        "oracle": f"{_ENVS}.safety.policies:Oracle",
+        "always_lookup": f"{_ENVS}.safety.policies:AlwaysLookup",
+        "never_lookup": f"{_ENVS}.safety.policies:NeverLookup",
+        "refuse_all": f"{_ENVS}.safety.policies:RefuseAll",
+        "comply_all": f"{_ENVS}.safety.policies:ComplyAll",
+    },
+)

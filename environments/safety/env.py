@@ -134,10 +134,12 @@ class SafetyRulesEnv(TextEnv):
         self.first_consult_turn = self.first_consult_turn or self.turn
         self.retrieved = sorted(set(self.retrieved) | set(ids))
         text = "\n".join(render_rule(self.rules[i]) for i in ids) or "No matching rules."
-        span = {"kind": "query", "start": call.arg_start, "end": call.arg_end, "value": query}
+        cost = -self.weights.lookup_cost
+        span = {"kind": "query", "start": call.arg_start, "end": call.arg_end, "value": cost}
         return StepResult([{"role": "tool", "content": f"Rules for {query!r}:\n{text}"}],
-                          {"lookup_cost": -self.weights.lookup_cost},
-                          info={"tool_calls": [call.as_dict()], "retrieved": ids, "spans": [span]})
+                          {"lookup_cost": cost}, info={"tool_calls": [call.as_dict()],
+                                                       "query": query, "retrieved": ids,
+                                                       "spans": [span]})
 
     def _answer(self, action: str) -> StepResult:
         try:

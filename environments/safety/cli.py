@@ -1,0 +1,28 @@
+"""`envgym safety-frontier`: the frontier report as a typer command (mounted by envgym.cli)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from envgym.environments.safety.frontier import run_frontier
+
+__all__ = ["DEFAULT_POLICIES", "frontier"]
+
+DEFAULT_POLICIES = ["oracle", "always_lookup", "never_lookup", "refuse_all", "comply_all"]
+
+
+def frontier(
+    policies: list[str] = typer.Option(DEFAULT_POLICIES, "--policy", "-p",
+                                       help="Scripted policy (repeatable)."),
+    episodes: int = typer.Option(200, "--episodes", "-n", min=1, help="Episodes per policy."),
+    out: Path = typer.Option(Path("safety_frontier.png"), "--out", "-o", help="PNG to write."),
+    split: str = typer.Option("all", help="Prompt split: train, test or all."),
+    json_out: bool = typer.Option(False, "--json", help="Also print the metrics as JSON."),
+) -> None:
+    """Safety rate against over-refusal and lookup rate, one point per policy."""
+    results = run_frontier(policies, episodes, out, split=split)
+    if json_out:
+        print(json.dumps(results, sort_keys=True))
