@@ -40,3 +40,14 @@ register(
         "comply_all": f"{_ENVS}.safety.policies:ComplyAll",
     },
 )
+
+register(
+    "envgym/CodeRefine-v0",
+    f"{_ENVS}.code.env:CodeRefineEnv",
+    description="RefineRL Skeptical-Agent: write, run on public tests, refine, submit to hidden tests.",
+    scripted={
+        "oracle": f"{_ENVS}.code.policies:OraclePolicy",
+        "refiner": f"{_ENVS}.code.policies:RefinerPolicy",
+        "random": f"{_ENVS}.code.policies:RandomPolicy",
+    },
+)
