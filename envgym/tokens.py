@@ -116,6 +116,25 @@ class ChatTokenizer:
         return self.encode(self._end_of_turn(history, ended_with_eos)
                            + self._delta(history, new)), False
 
+    def transcript(self, trajectory: Any) -> str:
+        """The text `decode(trajectory.token_sequence()[0])` must equal: the rendered
+        conversation up to the end of the last sampled action (EOS included if sampled)."""
+        messages: list[Message] = []
+        ended = True
+        for turn in trajectory.turns:
+            obs = list(turn.observation)
+            splice = (bool(messages) and not ended and bool(obs)
+                      and all(m.get("role") == "continuation" for m in obs))
+            if not splice:
+                obs = [{**m, "role": "user"} if m.get("role") == "continuation" else m
+                       for m in obs]
+            messages += [*obs, {"role": "continuation" if splice else "assistant",
+                                "content": turn.action}]
+            ended = bool(turn.action_token_ids) and turn.action_token_ids[-1] in self.eos_token_ids
+        merged = merge_messages(messages)
+        text = self.render(merged[:-1], True) + merged[-1]["content"]
+        return text + (self.decode(trajectory.turns[-1].action_token_ids[-1:]) if ended else "")
+
     def _end_of_turn(self, history: Sequence[Message], ended_with_eos: bool) -> str:
         """Template text after the assistant content that the model did not emit."""
         merged = merge_messages(history)

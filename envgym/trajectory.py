@@ -36,6 +36,10 @@ class Span(BaseModel):
     start: int
     end: int
     value: float | None = None
+    token_start: int | None = None
+    """Token range `[token_start, token_end)` within the turn's `action_token_ids` (set by
+    the rollout engine for token policies)."""
+    token_end: int | None = None
 
 
 class Turn(BaseModel):
@@ -68,6 +72,19 @@ class Trajectory(BaseModel):
     truncated: bool = False
     error: str | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
+
+    def token_sequence(self) -> tuple[list[int], list[int], list[float]]:
+        """The training sequence: `(ids, loss_mask, logprobs)`, concatenating per turn the
+        observation-delta ids (mask 0, log-prob 0) and the sampled action ids (mask 1, their
+        sampling log-probs)."""
+        ids: list[int] = []
+        mask: list[int] = []
+        logprobs: list[float] = []
+        for t in self.turns:
+            ids += t.obs_token_ids + t.action_token_ids
+            mask += [0] * len(t.obs_token_ids) + [1] * len(t.action_token_ids)
+            logprobs += [0.0] * len(t.obs_token_ids) + list(t.action_logprobs)
+        return ids, mask, logprobs
 
     @property
     def total_reward(self) -> float:
