@@ -15,6 +15,7 @@ import os
 import random
 import signal
 import tempfile
+import time
 from collections.abc import Iterator
 
 UID_BASE = 61000
@@ -64,3 +65,35 @@ def kill_all_of(uid: int) -> None:
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
+
+
+def live_processes_of(uid: int) -> list[int]:
+    """Pids owned by `uid` that are not zombies (a zombie holds no resources; reaping it is
+    its parent's job, and bwrap's namespace init is reparented to the host's init)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid != uid:
+                continue
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                state = fh.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in (b"Z", b"X"):
+            pids.append(int(entry))
+    return pids
+
+
+def clear_uid(uid: int, timeout_s: float = 2.0) -> bool:
+    """Kill everything `uid` still runs and wait until it is gone; True when clean.
+
+    Called before a lease is released, so no later run inherits a leftover of this one."""
+    deadline = time.monotonic() + timeout_s
+    while live_processes_of(uid):
+        if time.monotonic() > deadline:
+            return False
+        kill_all_of(uid)
+        time.sleep(0.005)
+    return True

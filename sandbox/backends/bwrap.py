@@ -19,7 +19,7 @@ from envgym.errors import SandboxUnavailable
 
 from .. import toolchain
 from .._supervise import rlimits_for, supervise
-from ..uids import can_switch_uid, lease_uid
+from ..uids import can_switch_uid, clear_uid, lease_uid
 from .base import Backend, Spawn
 
 WORK = "/box"
@@ -83,6 +83,13 @@ class BwrapBackend(Backend):
                         wall_s=job.wall_s + 0.1, stdout_cap=job.stdout_cap,
                         stderr_cap=job.stderr_cap, user=user, group=user)
         return _decode_signal_exit(raw)
+
+    def _after_run(self, uid: int | None) -> None:
+        """bwrap exits as soon as the program does, while the kernel may still be tearing
+        down the pid namespace (a fork bomb's children); wait for that before the uid is
+        handed to the next run."""
+        if uid is not None and self.drop_uid:
+            clear_uid(uid)
 
     def _command(self, job: Spawn) -> list[str]:
         tmp_size = str(job.tmp_mb << 20)

@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import toolchain
 from .._supervise import supervise
-from ..uids import kill_all_of
+from ..uids import clear_uid
 from .base import Backend, Spawn
 
 log = logging.getLogger("envgym.sandbox")
@@ -56,7 +56,7 @@ class SubprocessBackend(Backend):
 
     def _after_run(self, uid: int | None) -> None:
         if uid is not None:
-            kill_all_of(uid)
+            clear_uid(uid)
 
 
 def _processes_of(uid: int) -> int:

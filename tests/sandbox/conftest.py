@@ -9,7 +9,9 @@ import pytest
 
 from envgym.errors import SandboxUnavailable
 from envgym.sandbox import Limits, get_backend
-from envgym.sandbox.uids import UID_BASE, UID_COUNT
+from envgym.sandbox.uids import UID_BASE, UID_COUNT, live_processes_of
+
+UIDS = set(range(UID_BASE, UID_BASE + UID_COUNT))
 
 FAST = Limits(time_s=1.0, memory_mb=256)
 
@@ -41,17 +43,19 @@ def backend(request, bwrap, plain):
 
 
 def sandbox_processes() -> set[int]:
-    """Host pids owned by the leased sandbox uids (there must be none between runs)."""
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                uid = os.stat(f"/proc/{entry}").st_uid
-            except FileNotFoundError:
-                continue
-            if UID_BASE <= uid < UID_BASE + UID_COUNT:
-                found.add(int(entry))
+    """Live host pids owned by the leased sandbox uids (there must be none between runs)."""
+    found: set[int] = set()
+    for uid in {os.stat(f"/proc/{p}").st_uid for p in _pids()} & UIDS:
+        found.update(live_processes_of(uid))
     return found
+
+
+def _pids() -> list[str]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and os.path.exists(f"/proc/{entry}"):
+            pids.append(entry)
+    return pids
 
 
 def leftover_dirs() -> set[str]:
