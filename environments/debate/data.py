@@ -9,6 +9,7 @@ tag, gets one from the number of solution steps (≤2 → 1, 3 → 2, 4 → 3, 5
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,8 +101,14 @@ def _operation(rng: np.random.Generator, name: str, item: str, value: int, top: 
 
 def generate_problems(n: int = 1000, seed: int = 0) -> list[Problem]:
     """`n` problems; problem `i` has level `i % 5 + 1`, so every slice is balanced."""
+    return list(_generate(n, seed))
+
+
+@functools.lru_cache(maxsize=8)
+def _generate(n: int, seed: int) -> tuple[Problem, ...]:
+    """Cached: every environment instance of a vectorised run shares one immutable set."""
     rng = np.random.default_rng(seed)
-    return [generate_problem(rng, i % 5 + 1, i) for i in range(n)]
+    return tuple(generate_problem(rng, i % 5 + 1, i) for i in range(n))
 
 
 # ---- public formats -----------------------------------------------------------------------

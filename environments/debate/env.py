@@ -61,6 +61,7 @@ class DebateEnv(MultiAgentTextEnv):
                  trainable: dict[str, bool] | list[str] | None = None,
                  irt: IRTModel | None = None, irt_model: str = "2pl", irt_update: bool = True,
                  ability_prior: dict[str, float] | None = None, difficulty_prior_scale: float = 1.0,
+                 difficulty_prior_std: float = 1.0,
                  mode_threshold: float = 0.5, mode_rule: str = "mean",
                  correct_reward: float = 1.0, team_bonus: float = 0.5,
                  competitive_bonus: float = 0.5, persuasion_penalty: float = 0.5,
@@ -80,7 +81,7 @@ class DebateEnv(MultiAgentTextEnv):
         self.interaction, self.mode_threshold, self.mode_rule = interaction, mode_threshold, mode_rule
         self.problems: list[Problem] = load_problems(dataset, dataset_format, split, n_generated,
                                                      data_seed)
-        self.irt = irt or IRTModel(model=irt_model)
+        self.irt = irt or IRTModel(model=irt_model, difficulty_prior_std=difficulty_prior_std)
         for a in agents:
             self.irt.add_agent(a, (ability_prior or {}).get(a, 0.0))
         self.irt_update, self.prior_scale = irt_update, difficulty_prior_scale
@@ -266,7 +267,8 @@ class DebateEnv(MultiAgentTextEnv):
                                         "partners": partners, "group": group,
                                         "partner_reward": partner_now}
             infos[a]["calibrated_reward"] = calibrated_reward(
-                self.returns[a], {**partners, "reward": partner_now}, weight=weight, mode=mode)
+                self.returns[a], {**partners, "reward": partner_now}, weight=weight, mode=mode,
+                competitive=self.mode == "competitive")
 
     def _package(self, observations, components, errors, phase: str, done: bool):
         rewards = {a: float(sum(components[a].values())) for a in self.agents}
