@@ -44,18 +44,13 @@ def backend(request, bwrap, plain):
 
 def sandbox_processes() -> set[int]:
     """Live host pids owned by the leased sandbox uids (there must be none between runs)."""
-    found: set[int] = set()
-    for uid in {os.stat(f"/proc/{p}").st_uid for p in _pids()} & UIDS:
-        found.update(live_processes_of(uid))
-    return found
-
-
-def _pids() -> list[str]:
-    pids = []
+    uids = set()
     for entry in os.listdir("/proc"):
-        if entry.isdigit() and os.path.exists(f"/proc/{entry}"):
-            pids.append(entry)
-    return pids
+        try:
+            uids.add(os.stat(f"/proc/{entry}").st_uid)
+        except OSError:
+            continue
+    return {pid for uid in uids & UIDS for pid in live_processes_of(uid)}
 
 
 def leftover_dirs() -> set[str]:
