@@ -89,6 +89,9 @@ class DebateEnv(MultiAgentTextEnv):
                         "competitive": competitive_bonus, "persuaded": -abs(persuasion_penalty),
                         "format": format_penalty}
         self.stats_window, self.calibration = stats_window, (calibration_weight, calibration_mode)
+        unknown = set(prompts or {}) - set(PROMPTS)
+        if unknown:
+            raise InvalidConfig(f"unknown prompt keys {sorted(unknown)}; known: {sorted(PROMPTS)}.")
         self.prompts = {**PROMPTS, **(prompts or {})}
         self.max_action_chars, self.max_shared_chars = max_action_chars, max_shared_chars
         self.render_mode = render_mode

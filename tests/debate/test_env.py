@@ -164,7 +164,8 @@ def test_solo_inference_mode_is_one_step():
 
 
 @pytest.mark.parametrize("kwargs", [{"n_agents": 5}, {"n_agents": 0}, {"interaction": "chaos"},
-                                    {"mode_rule": "median"}, {"irt_model": "3pl"}])
+                                    {"mode_rule": "median"}, {"irt_model": "3pl"},
+                                    {"prompts": {"sharnig": "typo"}}])
 def test_bad_config_raises(kwargs):
     with pytest.raises(InvalidConfig):
         DebateEnv(**kwargs)
@@ -221,3 +222,10 @@ def test_fork_is_independent_and_render():
     assert "[agent_0, independent]" in child.render() and "[agent_0" not in env.render()
     env.close()
     env.close()
+
+
+def test_prompts_are_configurable():
+    env = DebateEnv(prompts={"sharing": "{note}SHARE NOW in {mode} mode"})
+    env.reset(seed=0, options={"mode": "cooperative"})
+    obs = env.step({a: _ans(1) for a in env.agents})[0]
+    assert obs["agent_0"][0]["content"] == "SHARE NOW in cooperative mode"
