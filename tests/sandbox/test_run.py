@@ -5,6 +5,7 @@ import pytest
 from envgym.sandbox import Limits, Verdict, run
 
 FAST = Limits(time_s=1.0, memory_mb=256)
+ROOMY = Limits(time_s=5.0, memory_mb=256)
 
 CPP_SUM = """#include <iostream>
 int main(){ long long a, b; std::cin >> a >> b; std::cout << a + b << "\\n"; }"""
