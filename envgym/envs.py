@@ -51,3 +51,14 @@ register(
         "random": f"{_ENVS}.code.policies:RandomPolicy",
     },
 )
+
+register(
+    "envgym/Search-v0",
+    f"{_ENVS}.search.env:SearchEnv",
+    description="Search-R1 QA over a generated world: <search> with BM25, <answer> scored by EM.",
+    scripted={
+        "random": f"{_ENVS}.search.policies:RandomPolicy",
+        "heuristic": f"{_ENVS}.search.policies:HeuristicPolicy",
+        "oracle": f"{_ENVS}.search.policies:OraclePolicy",
+    },
+)

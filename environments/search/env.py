@@ -1,0 +1,228 @@
+"""`envgym/Search-v0`: multi-turn question answering with a search tool (Search-R1 protocol).
+
+The policy writes `<think>…</think>` then either `<search>query</search>`, answered with
+`<information>Doc 1(Title: …) …</information>` spliced into its running turn, or
+`<answer>…</answer>`, which ends the episode. `protocol="ig"` uses IG-Search's
+`<documents>`/`<refine>` vocabulary. The outcome reward is Search-R1's normalised EM (or F1,
+or the format-aware EM variant); with a `judge`, SLATE's per-step process rewards are added
+as separate components. Each search step marks its query characters with a `query` span.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from envgym.core import StepResult, TextEnv, user
+from envgym.environments.search import scoring
+from envgym.environments.search.data import load_corpus, load_tasks
+from envgym.environments.search.formatting import (IG_PROMPT, SEARCH_R1_INVALID, SEARCH_R1_PROMPT,
+                                                   get_formatter)
+from envgym.environments.search.judges import RuleJudge, slate_step_reward
+from envgym.environments.search.retrievers import BM25Retriever, Hit, Retriever
+from envgym.errors import InvalidConfig
+from envgym.protocols import Judge
+
+__all__ = ["SearchEnv"]
+
+_CALL = re.compile(r"<(search|answer)>(.*?)</\1>", re.DOTALL)
+_THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+
+
+_BM25: dict[int, tuple[list, BM25Retriever]] = {}
+
+
+def _bm25_for(corpus: list[dict[str, str]]) -> BM25Retriever:
+    """One index per corpus object per process, so `make()` and `fork()` share it."""
+    if id(corpus) not in _BM25:
+        _BM25[id(corpus)] = (corpus, BM25Retriever.from_documents(corpus))
+    return _BM25[id(corpus)][1]
+
+
+def _make_retriever(spec: str | Retriever, corpus: list[dict[str, str]]) -> Retriever:
+    if not isinstance(spec, str):
+        return spec
+    if spec.startswith(("http://", "https://")):
+        from envgym.environments.search.http import HTTPRetriever
+
+        return HTTPRetriever(spec)
+    if spec == "bm25":
+        return _bm25_for(corpus)
+    from envgym.environments.search import retrievers
+
+    if spec == "dense":
+        return retrievers.DenseRetriever.from_documents(corpus)
+    if spec == "hybrid":
+        return retrievers.HybridRetriever(_make_retriever("bm25", corpus),
+                                          retrievers.DenseRetriever.from_documents(corpus))
+    return retrievers.load_retriever(spec)
+
+
+class SearchEnv(TextEnv):
+    """Search-augmented QA over the generated world (or a user dataset and corpus)."""
+
+    shared_resources = ("retriever", "tasks", "judge", "formatter")
+
+    def __init__(self, *, dataset: str | None = None, dataset_format: str | None = None,
+                 corpus: str | None = None, retriever: str | Retriever = "bm25", topk: int = 3,
+                 max_turns: int = 4, protocol: str = "search_r1", reward: str = "em",
+                 formatter: str | Callable[[Sequence[Hit]], str] = "search_r1",
+                 judge: Judge | str | None = None, slate_lambda: float = 0.1,
+                 split: str = "train", world_seed: int = 0, max_invalid_actions: int = 3,
+                 render_mode: str | None = None):
+        super().__init__(max_turns=max_turns, max_invalid_actions=max_invalid_actions,
+                         render_mode=render_mode)
+        if protocol not in ("search_r1", "ig"):
+            raise InvalidConfig(f"protocol must be 'search_r1' or 'ig', not {protocol!r}.")
+        if reward not in ("em", "f1", "em_format"):
+            raise InvalidConfig(f"reward must be 'em', 'f1' or 'em_format', not {reward!r}.")
+        if topk < 1 or max_turns < 1:
+            raise InvalidConfig("topk and max_turns must be at least 1.")
+        tasks, task_corpus = load_tasks(dataset, dataset_format, world_seed)
+        if corpus is not None:
+            task_corpus = load_corpus(corpus)
+        if task_corpus is None and isinstance(retriever, str) and retriever in ("bm25", "dense", "hybrid"):
+            raise InvalidConfig("this dataset has no corpus: pass corpus=PATH (wiki-18 style JSONL), "
+                                "a saved index directory, or a retriever URL.")
+        self.tasks = _split(tasks, split) if dataset is None else tasks
+        self.retriever = _make_retriever(retriever, task_corpus or [])
+        self.topk, self.protocol, self.reward_kind = topk, protocol, reward
+        self.formatter = get_formatter(formatter)
+        self.judge: Judge | None = RuleJudge() if judge == "rule" else judge  # type: ignore[assignment]
+        self.slate_lambda = slate_lambda
+        self.task: dict[str, Any] = {}
+
+    # ---- episode --------------------------------------------------------------------------
+
+    def _reset(self, seed: int, options: dict[str, Any]):
+        if "task_id" in options:
+            matches = [t for t in self.tasks if t["id"] == str(options["task_id"])]
+            if not matches:
+                raise InvalidConfig(f"no task with id {options['task_id']!r} in this split.")
+            self.task = matches[0]
+        else:
+            self.task = self.tasks[seed % len(self.tasks)]
+        self.task_id = self.task["id"]
+        self.retrieved: list[str] = []
+        self.queries: list[str] = []
+        self.context: list[str] = []  # SLATE judge context: Thinking / Query / Retrieved
+        self.format_ok = True
+        template = IG_PROMPT if self.protocol == "ig" else SEARCH_R1_PROMPT
+        return [user(template.format(question=self.task["question"]))], {}
+
+    def _state(self) -> Any:
+        return {"task": self.task_id, "retrieved": sorted(set(self.retrieved))}
+
+    def _step(self, action: str) -> StepResult:
+        match = _first_call(action)
+        if match is None:
+            return self._invalid("no <search>…</search> or <answer>…</answer> in the action.")
+        thinking = _THINK.search(action[:match.start()])
+        thinking_text = thinking.group(1).strip() if thinking else ""
+        self.format_ok &= bool(thinking_text)
+        content = match.group(2)
+        if match.group(1) == "search":
+            return self._search(action, match, content, thinking_text)
+        return self._answer(content.strip(), thinking_text)
+
+    def _invalid(self, error: str) -> StepResult:
+        result = self.invalid(error)
+        result.observation = [{"role": "continuation", "content": f"\n{SEARCH_R1_INVALID}\n"}]
+        self.format_ok = False
+        return result
+
+    def _search(self, action: str, match: re.Match, content: str, thinking: str) -> StepResult:
+        query = content.strip()
+        if not query:
+            return self._invalid("the search query is empty.")
+        start = match.start(2) + (len(content) - len(content.lstrip()))
+        hits = self.retriever.search([query], self.topk)[0]
+        docs = self.formatter(hits)
+        tag = "documents" if self.protocol == "ig" else "information"
+        observation = (f"\n<documents>{docs}</documents>\n" if self.protocol == "ig"
+                       else f"\n\n<information>{docs}</information>\n\n")
+        ids = [h.document.id for h in hits]
+        components = self._judge_search(thinking, query, ids)
+        self.queries.append(query)
+        self.retrieved += ids
+        self.context += [f"Thinking: {thinking}", f"Query: {query}", f"Retrieved: {docs[:300]}"]
+        info = {"spans": [{"kind": "query", "start": start, "end": start + len(query), "value": None}],
+                "tool_calls": [{"name": "search", "arguments": {"query": query}}],
+                "retrieved_ids": ids, "observation_tag": tag}
+        return StepResult([{"role": "continuation", "content": observation}], components, info=info)
+
+    def _answer(self, answer: str, thinking: str) -> StepResult:
+        golds = self.task["golden_answers"]
+        em, f1 = scoring.em(answer, golds), scoring.f1(answer, golds)
+        score = {"em": em, "f1": f1, "em_format": self._em_format(em)}[self.reward_kind]
+        components = {"outcome": score, **self._judge_answer(thinking, answer)}
+        outcome = {**self._metrics(em, f1), "success": em == 1.0, "score": score, "answered": True}
+        return StepResult([], components, terminated=True,
+                          info={"outcome": outcome, "tool_calls": [{"name": "answer",
+                                                                    "arguments": {"answer": answer}}]})
+
+    def _em_format(self, em: float) -> float:
+        """Search-R1's `qa_em_format`: 1 / 0.8 / 0.3 (gold was retrieved) / 0.2 / 0.1."""
+        if em:
+            return 1.0 if self.format_ok else 0.8
+        if not self.format_ok:
+            return 0.1
+        seen = " ".join(self.context)
+        return 0.3 if scoring.subem(seen, self.task["golden_answers"]) else 0.2
+
+    def _metrics(self, em: float, f1: float) -> dict[str, Any]:
+        out: dict[str, Any] = {"em": em, "f1": f1, "n_searches": len(self.queries),
+                               "golden_answers": list(self.task["golden_answers"])}
+        gold = self.task.get("gold_doc_ids") or []
+        if gold:
+            out["gold_recall"] = len(set(gold) & set(self.retrieved)) / len(set(gold))
+        return out
+
+    def _outcome_on_truncation(self) -> dict[str, Any]:
+        return {**self._metrics(0.0, 0.0), "success": False, "score": 0.0, "answered": False}
+
+    # ---- SLATE process rewards (Eq. 3 and 4), when a judge is configured --------------------
+
+    def _judge_item(self, thinking: str, **extra: Any) -> dict[str, Any]:
+        return {"question": self.task["question"], "context": "\n".join(self.context),
+                "thinking": thinking, "golden_answers": self.task["golden_answers"],
+                "gold_doc_ids": self.task.get("gold_doc_ids") or [],
+                "previous_queries": list(self.queries), "seen_ids": list(self.retrieved), **extra}
+
+    def _judge_search(self, thinking: str, query: str, ids: list[str]) -> dict[str, float]:
+        if self.judge is None:
+            return {}
+        item = self._judge_item(thinking, query=query, retrieved_ids=ids)
+        return slate_step_reward(self.judge, item, "search", self.turn, self.max_turns, self.slate_lambda)
+
+    def _judge_answer(self, thinking: str, answer: str) -> dict[str, float]:
+        if self.judge is None:
+            return {}
+        item = self._judge_item(thinking, answer=answer)
+        return slate_step_reward(self.judge, item, "answer", self.turn, self.max_turns, self.slate_lambda)
+
+    @classmethod
+    def summarize(cls, outcomes: list[dict[str, Any]]) -> dict[str, float]:
+        metrics = super().summarize([{k: v for k, v in o.items() if k != "golden_answers"}
+                                     for o in outcomes])
+        return {k: metrics[k] for k in ("em", "f1", "n_searches", "gold_recall", "success", "score",
+                                        "answered") if k in metrics}
+
+
+def _first_call(action: str) -> re.Match | None:
+    """Search-R1 cuts the action at the first `</search>` or `</answer>` and parses that."""
+    cuts = [i + len(tag) for tag in ("</search>", "</answer>") if (i := action.find(tag)) != -1]
+    if not cuts:
+        return None
+    matches = list(_CALL.finditer(action[:min(cuts)]))
+    return matches[-1] if matches else None
+
+
+def _split(tasks: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
+    """Deterministic 80/20 split of the generated questions: every 5th is `test`."""
+    if split == "all":
+        return tasks
+    if split not in ("train", "test"):
+        raise InvalidConfig(f"split must be 'train', 'test' or 'all', not {split!r}.")
+    return [t for i, t in enumerate(tasks) if (i % 5 == 0) == (split == "test")]
