@@ -62,3 +62,15 @@ register(
         "oracle": f"{_ENVS}.search.policies:OraclePolicy",
     },
 )
+
+register(
+    "envgym/Consult-v0",
+    f"{_ENVS}.psych.env:ConsultEnv",
+    description="MIND psychiatric consultation (synthetic patients, screening-level research, "
+                "not diagnosis): typed evidence state, reasoning bank, inquire then diagnose.",
+    scripted={
+        "random": f"{_ENVS}.psych.policies:RandomPolicy",
+        "heuristic": f"{_ENVS}.psych.policies:HeuristicPolicy",
+        "oracle": f"{_ENVS}.psych.policies:OraclePolicy",
+    },
+)

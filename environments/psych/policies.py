@@ -1,0 +1,140 @@
+"""Scripted baselines for `envgym/Consult-v0`: oracle, heuristic and random.
+
+* oracle: reads the hidden case (privileged), asks the criteria of the true disorders and the
+  exclusion checks, addresses safety, and names the true label.
+* heuristic: no privileged information. A fixed interview over the nine fields, then a
+  rule-based diagnosis from the confirmed items in the last rendered [O] block.
+* random: well-formed turns with random questions and a uniformly random four-way diagnosis.
+The stage (I or II) is read from `env.stage`, which the conversation also reveals.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from envgym.environments.psych.knowledge import FOUR_WAY, catalogue, disorders, four_way, symptoms
+from envgym.scripted import ScriptedPolicy
+from envgym.spaces import Message
+
+INTERVIEW = ("symptoms_and_duration", "sleep", "severity", "impairment", "safety_risk",
+             "psychosis_mania_cues", "stressors", "substance_use")
+UNRELATED = ("What is the capital of France?", "Which football team do you support?",
+             "Can you recommend a good film?")
+_CONFIRMED = re.compile(r"\[O\] confirmed: (.*?); negated:")
+
+
+def _turn(think: str, body: str, tag: str) -> str:
+    return f"<think>{think}</think><{tag}>{body}</{tag}>"
+
+
+def confirmed_items(messages: list[Message]) -> set[str]:
+    """Item ids in the most recent rendered [O] block of the conversation."""
+    for m in reversed(messages):
+        found = _CONFIRMED.search(str(m.get("content", "")))
+        if found:
+            return {part.split(" (")[0].strip() for part in found.group(1).split(", ")
+                    if part.strip() and part.strip() != "none"}
+    return set()
+
+
+def label_text(labels: list[str] | set[str], four: str) -> str:
+    names = "; ".join(disorders()[lab].name for lab in sorted(labels) if lab in disorders())
+    return f"{four} ({names})" if names else four
+
+
+def recommendation(items: set[str]) -> str:
+    text = "structured assessment by a clinician and follow-up"
+    if "suicidal_thoughts" in items:
+        text = "urgent safety assessment and crisis plan; " + text
+    return text
+
+
+class OraclePolicy(ScriptedPolicy):
+    """Knows the case; asks the most discriminative checks, then names the true label."""
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        if env.stage == "I":
+            return _turn("Summarise the evidence so far.", env.last_query_default(), "rag_query")
+        plan = self._plan(env)
+        state = env.evidence
+        seen = ", ".join(sorted(state.O.confirmed)) or "nothing yet"
+        think = (f"Symptoms: {seen}. Differential: {', '.join(state.D.active)} against "
+                 f"{env.case.four_way}. Decision: ")
+        asked = len(env.questions)
+        if asked < len(plan) and env.consult_turn < env.budget - 1:
+            return _turn(think + "check the next criterion.", plan[asked], "answer")
+        dx = label_text(env.case.labels, env.case.four_way)
+        rec = recommendation(set(env.case.symptoms))
+        return _turn(think + "criteria met; diagnose.", f"Diagnosis: {dx}; Recommendation: {rec}",
+                     "answer")
+
+    def _plan(self, env: Any) -> list[str]:
+        case, cat = env.case, symptoms()
+        items = []
+        if "suicidal_thoughts" in case.symptoms:
+            items.append("suicidal_thoughts")
+        for lab in case.labels:
+            d = disorders().get(lab)
+            items += [s for s in (d.criteria if d else ()) if s in case.symptoms]
+        items += ["substance_use", "elevated_mood"]
+        questions = []
+        for s in dict.fromkeys(items):
+            q = cat[s]["questions"][0]
+            questions.append(q[:-1] + ", and for how long?" if s in case.symptoms else q)
+        if "suicidal_thoughts" in case.symptoms:
+            questions.insert(1, "Are you safe right now, and is there someone you can reach in a crisis?")
+        return questions
+
+
+class HeuristicPolicy(ScriptedPolicy):
+    """A fixed interview over the nine fields, then rules over what was disclosed."""
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        items = confirmed_items(messages)
+        if env.stage == "I":
+            return _turn("Summarise.", "confirmed: " + (", ".join(sorted(items)) or "not mentioned"),
+                         "rag_query")
+        asked = len(env.questions)
+        four, fine = self.diagnose(items)
+        think = (f"Symptoms: {', '.join(sorted(items)) or 'none'}. Differential: {four} versus "
+                 f"{'Other' if four != 'Other' else 'Depression'}. Decision: ")
+        if asked < len(INTERVIEW) and env.consult_turn < env.budget - 1:
+            question = catalogue()["fields"][INTERVIEW[asked]]["questions"][0]
+            return _turn(think + "continue the interview.", question, "answer")
+        return _turn(think + "diagnose.", f"Diagnosis: {label_text(fine, four)}; "
+                     f"Recommendation: {recommendation(items)}", "answer")
+
+    @staticmethod
+    def diagnose(items: set[str]) -> tuple[str, set[str]]:
+        dep = disorders()["depression"]
+        if "elevated_mood" in items:
+            return "Other", {"bipolar"}
+        if items & {"substance_use", "medical_condition"}:
+            return "Other", {"substance_or_medical"}
+        dep_ok = bool(items & set(dep.core)) and len(items & set(dep.criteria)) >= 3
+        gad = bool(items & {"excessive_worry", "uncontrollable_worry"})
+        panic = "panic_attacks" in items
+        fine = ({"depression"} if dep_ok else set()) | ({"gad"} if gad else set()) | (
+            {"panic"} if panic else set())
+        if fine:
+            return four_way(fine), fine
+        for item, lab in (("obsessions", "ocd"), ("compulsions", "ocd"), ("intrusions", "ptsd"),
+                          ("social_fear", "social_anxiety"), ("insomnia", "insomnia")):
+            if item in items:
+                return "Other", {lab}
+        return "Other", {"none"}
+
+
+class RandomPolicy(ScriptedPolicy):
+    """Random questions (some unrelated) and a uniformly random diagnosis."""
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        if env.stage == "I":
+            return _turn("...", "not mentioned", "rag_query")
+        last = env.consult_turn >= env.budget - 1
+        if last or self.rng.random() < 0.2:
+            four = FOUR_WAY[int(self.rng.integers(len(FOUR_WAY)))]
+            return _turn("Guess.", f"Diagnosis: {four}; Recommendation: follow-up", "answer")
+        pool = [q for f in catalogue()["fields"].values() for q in f["questions"]] + list(UNRELATED)
+        return _turn("Ask something.", pool[int(self.rng.integers(len(pool)))], "answer")

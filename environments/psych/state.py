@@ -1,0 +1,214 @@
+"""The typed evidence state E_t = (O, M, D, S, R) of MIND, and the Bayesian differential.
+
+The state is *constructed* from what the patient disclosed (never pasted retrieved text):
+O holds confirmed, negated and unclear items; M the nine retrieval-state fields still without
+a definite answer; D the four-way differential, read off a naive-Bayes posterior whose
+likelihoods come from the criteria bank; S and R the reasoning-bank supports and their
+reliability metadata. `render()` is the `[O] [M] [D] [S] [R]` block shown to the policy, the
+process judge and the fallback alike; `canonical()` is what `state_key` digests.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+
+from pydantic import BaseModel, Field
+
+from envgym.environments.psych.intents import Disclosure
+from envgym.environments.psych.knowledge import (EXCLUSION_ITEMS, FIELDS, FOUR_WAY, disorders,
+                                                 four_way, likelihoods, symptoms)
+
+ACTIVE_THRESHOLD = 0.1
+
+
+class ObservedEvidence(BaseModel):
+    confirmed: dict[str, str] = Field(default_factory=dict)
+    negated: dict[str, str] = Field(default_factory=dict)
+    unclear: list[str] = Field(default_factory=list)
+
+
+class MissingChecks(BaseModel):
+    fields: list[str] = Field(default_factory=lambda: list(FIELDS))
+
+
+class DifferentialHypotheses(BaseModel):
+    active: list[str] = Field(default_factory=lambda: list(FOUR_WAY))
+    eliminated: list[str] = Field(default_factory=list)
+    posterior: dict[str, float] = Field(default_factory=dict)
+
+
+class SupportPrimitive(BaseModel):
+    entry_id: str
+    criterion: str
+    observed: str
+    missing: str
+    exclusion: str
+    rationale: str
+    score: int
+    flags: list[str] = Field(default_factory=list)
+    similarity: float = 0.0
+
+
+class SupportSet(BaseModel):
+    primitives: list[SupportPrimitive] = Field(default_factory=list)
+
+
+class ReliabilityMetadata(BaseModel):
+    scores: list[int] = Field(default_factory=list)
+    hard_issues: list[list[str]] = Field(default_factory=list)
+    threshold: float = 0.2
+    gated_in: list[str] = Field(default_factory=list)
+
+
+class EvidenceState(BaseModel):
+    O: ObservedEvidence = Field(default_factory=ObservedEvidence)
+    M: MissingChecks = Field(default_factory=MissingChecks)
+    D: DifferentialHypotheses = Field(default_factory=DifferentialHypotheses)
+    S: SupportSet = Field(default_factory=SupportSet)
+    R: ReliabilityMetadata = Field(default_factory=ReliabilityMetadata)
+
+    def canonical(self) -> dict:
+        """Sorted O, M and the active set: equal for equal evidence however it was worded."""
+        return {"confirmed": sorted(self.O.confirmed.items()), "negated": sorted(self.O.negated),
+                "unclear": sorted(self.O.unclear), "missing": sorted(self.M.fields),
+                "active": sorted(self.D.active)}
+
+    def render(self) -> str:
+        o = self.O
+        confirmed = ", ".join(f"{k} ({v or 'duration unclear'})" for k, v in sorted(o.confirmed.items()))
+        lines = [
+            f"[O] confirmed: {confirmed or 'none'}; negated: {', '.join(sorted(o.negated)) or 'none'}; "
+            f"unclear: {', '.join(sorted(o.unclear)) or 'none'}",
+            f"[M] missing checks: {', '.join(self.M.fields) or 'none'}",
+            "[D] active: " + (", ".join(f"{d} {self.D.posterior.get(d, 0):.2f}" for d in self.D.active)
+                              or "none") + f"; eliminated: {', '.join(self.D.eliminated) or 'none'}",
+        ]
+        if self.S.primitives:
+            for i, p in enumerate(self.S.primitives, 1):
+                lines.append(f"[S{i}] criterion: {p.criterion} | evidence: {p.observed} | missing: "
+                             f"{p.missing} | exclusion: {p.exclusion} | rationale: {p.rationale}")
+        else:
+            lines.append("[S] no support admitted")
+        r = self.R
+        shown = ", ".join(f"{s}/5" + (f" ({'/'.join(h)})" if h else "")
+                          for s, h in zip(r.scores, r.hard_issues))
+        lines.append(f"[R] retrieved: {shown or 'none'}; threshold {r.threshold:.2f}; gated in: "
+                     f"{', '.join(r.gated_in) or 'none'}")
+        return "\n".join(lines)
+
+
+class Posterior:
+    """Naive-Bayes posterior over the label sets seen in training, aggregated to four ways.
+
+    P(item present | H) is `core`, `associated`, `subthreshold` or `base` from the criteria
+    bank; a confirmed item contributes p, a negated one 1 - p. Unclear items contribute nothing.
+    """
+
+    def __init__(self, label_sets: Iterable[Iterable[str]]):
+        counts = Counter(frozenset(s) for s in label_sets)
+        self.hypotheses = sorted(counts, key=lambda h: sorted(h))
+        total = sum(counts.values()) + len(counts)
+        self.log_prior = [math.log((counts[h] + 1) / total) for h in self.hypotheses]
+        self._cache: dict[tuple[str, frozenset], float] = {}
+
+    def p_present(self, item: str, hypothesis: frozenset[str]) -> float:
+        key = (item, hypothesis)
+        if key not in self._cache:
+            self._cache[key] = _likelihood(item, hypothesis)
+        return self._cache[key]
+
+    def four_way(self, confirmed: Iterable[str], negated: Iterable[str]) -> dict[str, float]:
+        confirmed, negated = list(confirmed), list(negated)
+        logs = []
+        for h, lp in zip(self.hypotheses, self.log_prior):
+            ll = sum(math.log(self.p_present(i, h)) for i in confirmed)
+            ll += sum(math.log(1 - self.p_present(i, h)) for i in negated)
+            logs.append(lp + ll)
+        top = max(logs)
+        weights = [math.exp(v - top) for v in logs]
+        z = sum(weights)
+        out = dict.fromkeys(FOUR_WAY, 0.0)
+        for h, w in zip(self.hypotheses, weights):
+            out[four_way(h)] += w / z
+        return out
+
+
+def _likelihood(item: str, h: frozenset[str]) -> float:
+    lk, bank = likelihoods(), disorders()
+    if item not in symptoms():
+        return 0.5  # field values (severity, impairment) carry no label information here
+    p = lk["base"]
+    for d in h:
+        dis = bank.get(d)
+        if dis is None:
+            continue
+        if item in dis.core:
+            p = max(p, lk["exclusion"] if d == "substance_or_medical" else lk["core"])
+        elif item in dis.associated:
+            p = max(p, lk["associated"])
+    sub = set(bank["depression"].criteria) | set(bank["gad"].criteria)
+    if h == {"none"}:
+        p = lk["stressor_none"] if item == "stressor" else lk["subthreshold"] if item in sub else p
+    elif h == {"substance_or_medical"} and item in sub:
+        p = max(p, lk["associated"])
+    elif h == {"bipolar"} and item in bank["depression"].criteria:
+        p = max(p, lk["subthreshold"])
+    if item in EXCLUSION_ITEMS and "substance_or_medical" not in h:
+        p = lk["base"]
+    return min(max(p, 1e-3), 1 - 1e-3)
+
+
+def entropy_bits(dist: dict[str, float]) -> float:
+    return -sum(p * math.log2(p) for p in dist.values() if p > 0)
+
+
+class EvidenceTracker:
+    """Accumulates disclosures into O and M; later answers override earlier ones."""
+
+    def __init__(self) -> None:
+        self.O = ObservedEvidence()
+        self.resolved: set[str] = set()
+
+    def add(self, disclosures: Iterable[Disclosure]) -> set[str]:
+        """Apply disclosures; return the fields they newly resolved."""
+        before = set(self.resolved)
+        for d in disclosures:
+            self._apply(d)
+        return self.resolved - before
+
+    def _apply(self, d: Disclosure) -> None:
+        o = self.O
+        if d.present is True:
+            o.negated.pop(d.item, None)
+            _drop(o.unclear, d.item)
+            o.confirmed[d.item] = d.value or o.confirmed.get(d.item, "")
+            if d.field != "symptoms_and_duration" or d.value:
+                self.resolved.add(d.field)
+        elif d.present is False:
+            o.confirmed.pop(d.item, None)
+            _drop(o.unclear, d.item)
+            o.negated[d.item] = ""
+            self.resolved.add(d.field)
+        elif d.value and d.value != "unclear":
+            o.confirmed[d.item] = d.value
+            self.resolved.add(d.field)
+        elif d.item not in o.confirmed and d.item not in o.negated and d.item not in o.unclear:
+            o.unclear.append(d.item)
+
+    def missing(self) -> list[str]:
+        return [f for f in FIELDS if f not in self.resolved]
+
+    def state(self, posterior: Posterior) -> EvidenceState:
+        dist = posterior.four_way(self.O.confirmed, self.O.negated)
+        active = sorted((d for d in FOUR_WAY if dist[d] >= ACTIVE_THRESHOLD), key=lambda d: -dist[d])
+        return EvidenceState(
+            O=self.O.model_copy(deep=True), M=MissingChecks(fields=self.missing()),
+            D=DifferentialHypotheses(active=active, posterior={k: round(v, 3) for k, v in dist.items()},
+                                     eliminated=[d for d in FOUR_WAY if d not in active]))
+
+
+def _drop(items: list[str], item: str) -> None:
+    if item in items:
+        items.remove(item)
