@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from envgym.errors import EnvGymError
+
 from envgym.environments.safety.frontier import run_frontier
 
 __all__ = ["DEFAULT_POLICIES", "frontier"]
@@ -23,6 +25,9 @@ def frontier(
     json_out: bool = typer.Option(False, "--json", help="Also print the metrics as JSON."),
 ) -> None:
     """Safety rate against over-refusal and lookup rate, one point per policy."""
-    results = run_frontier(policies, episodes, out, split=split)
+    try:
+        results = run_frontier(policies, episodes, out, split=split)
+    except EnvGymError as e:
+        raise typer.BadParameter(str(e)) from None
     if json_out:
         print(json.dumps(results, sort_keys=True))

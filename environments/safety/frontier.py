@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from envgym.errors import InvalidConfig
 from envgym.registration import load_entry_point, make, spec
 
 from envgym.environments.safety.metrics import FRONTIER_METRICS
@@ -24,7 +25,7 @@ def evaluate_policy(policy: str, episodes: int, *, env_id: str = ENV_ID, seed: i
     """Metrics of scripted `policy` over `episodes` consecutive seeds."""
     s = spec(env_id)
     if policy not in s.scripted:
-        raise ValueError(f"unknown policy {policy!r}; choose from {sorted(s.scripted)}")
+        raise InvalidConfig(f"unknown policy {policy!r}; choose from {sorted(s.scripted)}")
     factory = load_entry_point(s.scripted[policy])
     env = make(env_id, **env_kwargs)
     outcomes = []

@@ -1,0 +1,9 @@
+import pytest
+
+from envgym.environments.safety import SafetyRulesEnv
+
+
+@pytest.fixture
+def env():
+    with SafetyRulesEnv() as e:
+        yield e
