@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from envgym.registration import load_entry_point, make, spec
-from envgym.trajectory import Trajectory, TrajectoryWriter, Turn
+from envgym.registration import make, spec
+from envgym.trajectory import Trajectory
 
 __all__ = ["aggregate", "evaluate", "pass_at_k", "run_episodes"]
 
@@ -67,70 +66,24 @@ def evaluate(env_id: str, policy: str, *, episodes: int, k: int = 1, samples: in
     return aggregate(env_id, policy, trajectories, k)
 
 
-def run_episodes(env_id: str, policy: str, *, episodes: int, group_size: int = 1, seed: int = 0,
+def run_episodes(env_id: str, policy: Any, *, episodes: int, group_size: int = 1, seed: int = 0,
                  env_kwargs: dict[str, Any] | None = None, out: str | None = None,
                  progress: bool = False) -> list[Trajectory]:
-    """Episodes of `policy` (a spec string) on `env_id`; trajectories stream to `out`."""
-    factory = _scripted_factory(env_id, policy)
-    env = make(env_id, **(env_kwargs or {}))
-    writer = TrajectoryWriter(out) if out else None
-    trajectories = []
-    try:
-        for task in _progress(range(episodes), progress, f"{env_id} × {policy}"):
-            for member in range(group_size):
-                traj = _play(env, env_id, policy, factory(seed=seed + 1000 * task + member), seed + task)
-                traj.group_id = f"{env_id}/{seed + task}"
-                trajectories.append(traj)
-                if writer:
-                    writer.write(traj)
-    finally:
-        env.close()
-        if writer:
-            writer.close()
-    return trajectories
+    """Episodes of `policy` on `env_id` through the rollout engine; trajectories stream to `out`.
 
+    `policy` is a spec string (`hf:`, `openai:`, `vllm:`, `scripted:`), a loaded policy, or
+    for a multi-agent environment a dict `{agent: spec}` (`"*"` for every other agent).
+    """
+    from envgym.rollout import collect, collect_multi
 
-def _scripted_factory(env_id: str, policy: str) -> Callable[..., Any]:
-    kind, _, name = policy.partition(":")
-    if kind != "scripted":
-        raise ValueError(f"policy {policy!r}: only scripted policies run without the rollout engine")
-    baselines = spec(env_id).scripted
-    if name not in baselines:
-        raise ValueError(f"{env_id} has no scripted policy {name!r}; available: {sorted(baselines)}")
-    return load_entry_point(baselines[name])
-
-
-def _play(env, env_id: str, policy_name: str, policy, seed: int) -> Trajectory:
-    obs, info = env.reset(seed=seed)
-    traj = Trajectory(env_id=env_id, task_id=info.get("task_id"), seed=seed, policy=policy_name)
-    messages = list(obs)
-    try:
-        while True:
-            action = policy.act(env, messages)
-            new_obs, reward, term, trunc, info = env.step(action)
-            traj.turns.append(_turn(obs, action, reward, info))
-            messages += [{"role": "assistant", "content": action}, *new_obs]
-            obs = new_obs
-            if term or trunc:
-                traj.terminated, traj.truncated = term, trunc
-                traj.final_observation, traj.outcome = list(new_obs), dict(info.get("outcome", {}))
-                return traj
-    except Exception as e:  # an episode failure is recorded, never a crashed run
-        traj.error = f"{type(e).__name__}: {e}"
-        traj.outcome = {"success": False, "score": 0.0}
-        return traj
-
-
-def _turn(obs, action: str, reward: float, info: dict[str, Any]) -> Turn:
-    known = {"task_id", "turn", "reward_components", "spans", "role", "state_key", "outcome"}
-    return Turn(observation=list(obs), action=action, reward=reward,
-                reward_components=info.get("reward_components", {}), spans=info.get("spans", []),
-                role=info.get("role"), state_key=info.get("state_key"),
-                info={k: v for k, v in info.items() if k not in known and _jsonable(v)})
-
-
-def _jsonable(value: Any) -> bool:
-    return isinstance(value, (str, int, float, bool, list, dict, type(None)))
+    options = dict(episodes=episodes, group_size=group_size, seed=seed, env_kwargs=env_kwargs,
+                   writer=out, progress=progress)
+    if spec(env_id).multi_agent:
+        policies = policy if isinstance(policy, dict) else {"*": policy}
+        return collect_multi(env_id, policies, **options)
+    if isinstance(policy, dict):
+        raise ValueError(f"{env_id} is single-agent: pass one --policy SPEC")
+    return collect(env_id, policy, **options)
 
 
 def _progress(iterable, enabled: bool, label: str):
