@@ -86,7 +86,7 @@ def live_processes_of(uid: int) -> list[int]:
     return pids
 
 
-def clear_uid(uid: int, timeout_s: float = 2.0) -> bool:
+def clear_uid(uid: int, timeout_s: float = 10.0) -> bool:
     """Kill everything `uid` still runs and wait until it is gone; True when clean.
 
     Called before a lease is released, so no later run inherits a leftover of this one."""
