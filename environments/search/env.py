@@ -21,7 +21,7 @@ from envgym.environments.search.formatting import (IG_PROMPT, SEARCH_R1_INVALID,
                                                    get_formatter)
 from envgym.environments.search.judges import RuleJudge, slate_step_reward
 from envgym.environments.search.retrievers import BM25Retriever, Hit, Retriever
-from envgym.errors import InvalidConfig
+from envgym.errors import InvalidConfig, RetrieverUnavailable
 from envgym.protocols import Judge
 
 __all__ = ["SearchEnv"]
@@ -137,7 +137,11 @@ class SearchEnv(TextEnv):
         if not query:
             return self._invalid("the search query is empty.")
         start = match.start(2) + (len(content) - len(content.lstrip()))
-        hits = self.retriever.search([query], self.topk)[0]
+        try:
+            hits = self.retriever.search([query], self.topk)[0]
+        except RetrieverUnavailable as e:  # an observation, not a crashed rollout (GEM pattern)
+            return StepResult([{"role": "continuation", "content": f"\n\n<information>Search error: "
+                                f"{e}</information>\n\n"}], info={"retrieval_error": str(e)})
         docs = self.formatter(hits)
         tag = "documents" if self.protocol == "ig" else "information"
         observation = (f"\n<documents>{docs}</documents>\n" if self.protocol == "ig"

@@ -1,0 +1,166 @@
+"""The Search-R1-compatible retrieval server and its httpx client.
+
+`POST /retrieve` takes `{"queries": [...], "topk": k, "return_scores": bool}` (or a single
+`"query"`, SkyRL style) and answers `{"result": [[{"document": {"id", "contents"}, "score"}]]}`,
+one list per query in request order, for any batch size and either `return_scores` (the
+Search-R1 server's unpack bug, infra §B.4.1, is the reason for the fixed response shape).
+Concurrent requests are merged into one batched `search` call, because per-trajectory
+clients send one query at a time and batched retrieval is far faster (§B.5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
+
+from envgym.environments.search.retrievers import Document, Hit, Retriever
+from envgym.errors import RetrieverUnavailable
+
+__all__ = ["HTTPRetriever", "RetrieveRequest", "create_app", "serve"]
+
+
+class RetrieveRequest(BaseModel):
+    queries: list[str] | None = None
+    query: str | None = None
+    topk: int | None = Field(default=None, ge=1, le=1000)
+    return_scores: bool = False
+
+    @model_validator(mode="after")
+    def _one_form(self) -> RetrieveRequest:
+        if (self.queries is None) == (self.query is None):
+            raise ValueError('give exactly one of "queries" (a list of strings) or "query" (a string)')
+        return self
+
+    def as_list(self) -> list[str]:
+        return self.queries if self.queries is not None else [self.query or ""]
+
+
+class _Batcher:
+    """Collects requests for up to `window_s` (or `max_batch` queries) into one search call."""
+
+    def __init__(self, retriever: Retriever, max_batch: int = 64, window_s: float = 0.005):
+        self.retriever, self.max_batch, self.window_s = retriever, max_batch, window_s
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.lock = threading.Lock()  # faiss/bm25 objects are not assumed thread-safe
+        self.batches: list[int] = []  # sizes of the search calls made, for tests and /health
+
+    async def submit(self, queries: list[str], topk: int) -> list[list[Hit]]:
+        future = asyncio.get_running_loop().create_future()
+        await self.queue.put((queries, topk, future))
+        return await future
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            items = [await self.queue.get()]
+            deadline = loop.time() + self.window_s
+            while sum(len(q) for q, _, _ in items) < self.max_batch:
+                try:
+                    items.append(await asyncio.wait_for(self.queue.get(), deadline - loop.time()))
+                except (asyncio.TimeoutError, ValueError):
+                    break
+            await self._serve(items)
+
+    async def _serve(self, items: list) -> None:
+        queries = [q for qs, _, _ in items for q in qs]
+        k = max(topk for _, topk, _ in items)
+        try:
+            results = await asyncio.to_thread(self._search, queries, k)
+        except Exception as e:
+            for _, _, future in items:
+                future.set_exception(e)
+            return
+        pos = 0
+        for qs, topk, future in items:
+            future.set_result([hits[:topk] for hits in results[pos:pos + len(qs)]])
+            pos += len(qs)
+
+    def _search(self, queries: list[str], k: int) -> list[list[Hit]]:
+        with self.lock:
+            self.batches.append(len(queries))
+            return self.retriever.search(queries, k) if queries else []
+
+
+def create_app(retriever: Retriever, *, default_topk: int = 3, max_batch: int = 64,
+               window_s: float = 0.005) -> Any:
+    from contextlib import asynccontextmanager
+
+    from fastapi import FastAPI
+
+    batcher = _Batcher(retriever, max_batch, window_s)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        task = asyncio.create_task(batcher.run())
+        yield
+        task.cancel()
+
+    app = FastAPI(title="envgym retriever", lifespan=lifespan)
+    app.state.batcher = batcher
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", "kind": getattr(retriever, "kind", type(retriever).__name__),
+                "n_docs": len(getattr(retriever, "docs", [])), "batches": len(batcher.batches)}
+
+    @app.post("/retrieve")
+    async def retrieve(request: RetrieveRequest) -> dict[str, Any]:
+        hits = await batcher.submit(request.as_list(), request.topk or default_topk)
+        return {"result": [[h.to_dict() for h in row] for row in hits]}
+
+    return app
+
+
+def serve(retriever: Retriever, host: str = "127.0.0.1", port: int = 8000, **kwargs: Any) -> None:
+    """Run the server in the foreground; loopback by default (infra §B.4.2)."""
+    import uvicorn
+
+    uvicorn.run(create_app(retriever, **kwargs), host=host, port=port, log_level="warning")
+
+
+class HTTPRetriever:
+    """Client of `/retrieve`: retries connection errors, timeouts and 5xx with backoff."""
+
+    kind = "http"
+
+    def __init__(self, url: str, *, timeout: float = 10.0, retries: int = 5, backoff: float = 0.2):
+        import httpx
+
+        base = url.rstrip("/")
+        self.url = base if base.endswith("/retrieve") else base + "/retrieve"
+        self.client = httpx.Client(timeout=timeout)
+        self.retries, self.backoff = retries, backoff
+
+    def search(self, queries: list[str], topk: int) -> list[list[Hit]]:
+        if not queries:
+            return []
+        body = {"queries": list(queries), "topk": int(topk), "return_scores": True}
+        payload = self._post(body)
+        return [[Hit(Document(str(h["document"]["id"]), h["document"]["contents"]),
+                     float(h.get("score", 0.0))) for h in row] for row in payload["result"]]
+
+    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+        import httpx
+
+        error = ""
+        for attempt in range(self.retries + 1):
+            try:
+                r = self.client.post(self.url, json=body)
+                if r.status_code < 500:
+                    if r.status_code != 200:
+                        raise RetrieverUnavailable(f"{self.url} answered {r.status_code}: {r.text[:300]}")
+                    return r.json()
+                error = f"HTTP {r.status_code}: {r.text[:200]}"
+            except httpx.TransportError as e:
+                error = f"{type(e).__name__}: {e}"
+            if attempt < self.retries:
+                time.sleep(self.backoff * (attempt + 1))
+        raise RetrieverUnavailable(f"retriever {self.url} failed after {self.retries + 1} attempts "
+                                   f"({error}); is `envgym serve-retriever` running?")
+
+    def close(self) -> None:
+        self.client.close()
