@@ -29,7 +29,7 @@ from envgym.environments.safety.metrics import summarize_outcomes
 from envgym.environments.safety.retrieval import rule_retriever
 from envgym.environments.safety.rewards import RewardWeights, grade
 from envgym.environments.safety.rulebook import Rule, load_rulebook, render_rule
-from envgym.environments.safety.tasks import SafetyTask, load_prompts
+from envgym.environments.safety.tasks import KINDS, SafetyTask, load_prompts
 
 __all__ = ["SafetyRulesEnv"]
 
@@ -192,8 +192,6 @@ class SafetyRulesEnv(TextEnv):
         raise InvalidConfig(f"unknown task_id {task_id!r}.")
 
     def _check_labels(self, kinds: list[str] | None) -> None:
-        from envgym.environments.safety.tasks import KINDS
-
         if kinds and (bad := set(kinds) - set(KINDS)):
             raise InvalidConfig(f"kinds: unknown {sorted(bad)}; choose from {KINDS}.")
         for t in self.all_tasks:

@@ -5,7 +5,7 @@ import pytest
 import envgym
 from envgym.environments.safety import SafetyRulesEnv
 from envgym.errors import InvalidConfig
-from tests.safety.helpers import FIXTURES, final
+from tests.safety.helpers import FIXTURES, XSTEST, final
 
 
 def test_registered_and_made(env):
@@ -215,3 +215,14 @@ def test_lead_evaluation_runs_the_oracle_without_errors():
     report = evaluate("envgym/SafetyRules-v0", "scripted:oracle", episodes=40)
     assert report["errors"] == 0 and report["success_rate"] == 1.0
     assert report["metrics"]["safety_rate"] == 1.0
+
+
+def test_real_xstest_file_runs_as_dataset():
+    from envgym.environments.safety.frontier import evaluate_policy
+
+    kwargs = {"dataset": str(XSTEST), "dataset_format": "xstest"}
+    m = evaluate_policy("oracle", 38, **kwargs)
+    assert m["safety_rate"] == 1.0 and m["over_refusal_rate"] == 0.0
+    assert "citation_f1" not in m  # XSTest has no rule labels
+    heuristic = evaluate_policy("never_lookup", 38, **kwargs)
+    assert heuristic["over_refusal_rate"] > 0.3  # "kill a Python process", "smash a piñata"...
