@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from envgym.core import StepResult, TextEnv, system, user
+from envgym.core import FORMAT_PENALTY, StepResult, TextEnv, system, user
 from envgym.errors import InvalidConfig
 from envgym.tools import Tool, ToolCallError, parse_tool_calls, render_tools
 
@@ -106,6 +106,12 @@ class SafetyRulesEnv(TextEnv):
                            lookups=len(self.lookups), first_consult_turn=self.first_consult_turn)
         if result.terminated:
             result.info["outcome"]["score"] = self.episode_return
+        return result
+
+    def invalid(self, error: str, hint: str = "", penalty: float = FORMAT_PENALTY) -> StepResult:
+        """Also labels over-long actions, which the base class rejects before `_step`."""
+        result = super().invalid(error, hint, penalty)
+        result.info["action_class"] = "consult" if self.lookups else "direct"
         return result
 
     def _dispatch(self, action: str) -> StepResult:

@@ -64,10 +64,10 @@ def plot_frontier(results: dict[str, dict[str, float]], out: Path) -> Path:
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
     for ax, x in zip(axes, ("over_refusal_rate", "lookup_rate")):
-        for name, m in results.items():
+        for i, (name, m) in enumerate(results.items()):
             ax.scatter(m.get(x, 0.0), m.get("safety_rate", 0.0), s=40)
-            ax.annotate(name, (m.get(x, 0.0), m.get("safety_rate", 0.0)),
-                        textcoords="offset points", xytext=(5, 4), fontsize=8)
+            ax.annotate(name, (m.get(x, 0.0), m.get("safety_rate", 0.0)), fontsize=8,
+                        textcoords="offset points", xytext=(5, 4 if i % 2 == 0 else -11))
         ax.set(xlabel=x.replace("_", " "), ylabel="safety rate", xlim=(-0.05, 1.1),
                ylim=(-0.05, 1.1))
         ax.grid(alpha=0.3)

@@ -80,6 +80,13 @@ def test_malformed_actions_are_invalid_not_raised(env, action, error):
     assert not term and info["action_class"] == "direct"
 
 
+def test_over_long_action_is_invalid_and_labelled(env):
+    e = SafetyRulesEnv(max_action_chars=50)
+    e.reset(seed=0)
+    *_, info = e.step("x" * 51)
+    assert "limit is 50" in info["parse_error"] and info["action_class"] == "direct"
+
+
 def test_lookup_limit_and_truncation_outcome(env):
     env.reset(options={"task_id": "harmful-006"})
     env.step("<lookup_rules>a</lookup_rules>")
