@@ -1,0 +1,147 @@
+import pytest
+
+import envgym
+from envgym.environments.search import policies
+from envgym.environments.search.env import SearchEnv
+from envgym.environments.search.formatting import SEARCH_R1_INVALID
+from envgym.environments.search.judges import RuleJudge
+from envgym.errors import InvalidConfig
+
+
+@pytest.fixture(scope="module")
+def env():
+    return envgym.make("envgym/Search-v0")
+
+
+def run(env, policy_cls, episodes, **kw):
+    outcomes = []
+    for seed in range(episodes):
+        obs, _ = env.reset(seed=seed)
+        messages, policy = list(obs), policy_cls(seed=seed)
+        while True:
+            action = policy.act(env, messages)
+            obs, reward, term, trunc, info = env.step(action)
+            assert reward == pytest.approx(sum(info["reward_components"].values()))
+            messages += [{"role": "assistant", "content": action}, *obs]
+            if term or trunc:
+                outcomes.append(info["outcome"])
+                break
+    return env.summarize(outcomes)
+
+
+def test_baselines_order_oracle_heuristic_random(env):
+    oracle = run(env, policies.OraclePolicy, 200)
+    heuristic = run(env, policies.HeuristicPolicy, 100)
+    random = run(env, policies.RandomPolicy, 100)
+    assert oracle["em"] >= 0.95 and oracle["gold_recall"] > 0.95
+    assert 0.1 < heuristic["em"] < 0.8
+    assert random["em"] <= 0.05
+    assert set(oracle) >= {"em", "f1", "n_searches", "gold_recall"}
+
+
+def test_search_step_protocol_span_and_state_key(env):
+    obs, info = env.reset(seed=3)
+    assert obs[0]["content"].startswith("Answer the given question.") and "Question: " in obs[0]["content"]
+    key0 = info["state_key"]
+    action = "<think>look</think>\n<search>  Glass founded </search> trailing"
+    obs, reward, term, trunc, info = env.step(action)
+    (span,) = info["spans"]
+    assert action[span["start"]:span["end"]] == "Glass founded" and span["kind"] == "query"
+    assert obs[0]["role"] == "continuation"
+    text = obs[0]["content"]
+    assert text.startswith("\n\n<information>Doc 1(Title: \"") and text.endswith("</information>\n\n")
+    assert text.count("Doc ") == 3 and len(info["retrieved_ids"]) == 3
+    assert info["state_key"] != key0 and reward == 0.0 and not (term or trunc)
+
+
+def test_invalid_action_gets_search_r1_message_and_penalty(env):
+    env.reset(seed=0)
+    obs, reward, term, trunc, info = env.step("I think the answer is Paris")
+    assert obs[0]["content"].strip() == SEARCH_R1_INVALID
+    assert info["reward_components"] == {"format": -0.1} and info["parse_error"]
+    obs, reward, *_ = env.step("<search>   </search>")
+    assert reward == -0.1
+
+
+def test_answer_scores_normalised_em_and_first_closing_tag_wins(env):
+    env.reset(seed=5)
+    gold = env.task["golden_answers"][0]
+    _, r, term, _, info = env.step(f"<think>x</think><answer> THE {gold.upper()}. </answer><search>q</search>")
+    assert term and r == 1.0 and info["outcome"]["success"] and info["outcome"]["em"] == 1.0
+
+
+def test_truncation_after_budget_reports_metrics(env):
+    env.reset(seed=1)
+    for _ in range(3):
+        env.step("<think>a</think><search>nothing useful</search>")
+    _, _, term, trunc, info = env.step("<think>a</think><search>still nothing</search>")
+    assert trunc and not term
+    assert info["outcome"]["answered"] is False and info["outcome"]["n_searches"] == 4
+
+
+def test_f1_and_format_aware_rewards():
+    env = SearchEnv(reward="f1")
+    env.reset(seed=0)
+    env.task = {**env.task, "golden_answers": ["Glass Guild Works"]}
+    _, r, *_ = env.step("<think>t</think><answer>Glass Guild</answer>")
+    assert r == pytest.approx(2 * (1 * 2 / 3) / (1 + 2 / 3))  # P=1, R=2/3
+    env = SearchEnv(reward="em_format")
+    env.reset(seed=0)
+    _, r, *_ = env.step("<answer>wrong</answer>")  # no <think>: invalid format, wrong answer
+    assert r == pytest.approx(0.1)
+
+
+def test_ig_protocol_uses_documents_tags():
+    env = SearchEnv(protocol="ig")
+    obs, _ = env.reset(seed=0)
+    assert "<refine>" in obs[0]["content"]
+    obs, *_ = env.step("<think>t</think><search>city located</search>")
+    assert obs[0]["content"].startswith("\n<documents>") and "</documents>" in obs[0]["content"]
+
+
+def test_slate_rule_judge_components_by_hand():
+    env = SearchEnv(judge="rule", max_turns=4)
+    env.reset(seed=0)
+    hop = env.task["chain"][0]
+    _, r, _, _, info = env.step(f"<think>I need {hop['entity']}</think><search>{hop['query']}</search>")
+    c = info["reward_components"]
+    assert c == {"judge_think": 1.0, "judge_query": 1.0} and r == 2.0
+    _, r, _, _, info = env.step(f"<think>again</think><search>{hop['query']}</search>")
+    assert info["reward_components"]["judge_query"] == -1.0  # redundant query
+    gold = env.task["golden_answers"][0]
+    _, r, term, _, info = env.step(f"<think>{hop['entity']} answer</think><answer>{gold}</answer>")
+    c = info["reward_components"]
+    # turn 3 of B=4, counted from 1: bonus = 0.1 * (4 - 3) / 4
+    assert c["judge_answer"] == 1.0 and c["judge_bonus"] == pytest.approx(0.025)
+    assert c["outcome"] == 1.0 and r == pytest.approx(1 + 1 + 1 + 0.025)
+    assert RuleJudge().judge("thinking", [{"thinking": ""}]) == [-1.0]
+
+
+def test_fork_is_independent_and_shares_the_index(env):
+    env.reset(seed=2)
+    env.step("<think>t</think><search>city located</search>")
+    child = env.fork()
+    assert child.retriever is env.retriever and child.tasks is env.tasks
+    child.step("<think>t</think><search>born</search>")
+    assert len(child.retrieved) == 6 and len(env.retrieved) == 3
+
+
+def test_bad_configuration_raises():
+    for kw in ({"protocol": "x"}, {"reward": "acc"}, {"topk": 0}, {"split": "dev"}):
+        with pytest.raises(InvalidConfig):
+            SearchEnv(**kw)
+
+
+def test_splits_are_disjoint_and_deterministic():
+    train, test = SearchEnv(split="train"), SearchEnv(split="test")
+    assert not {t["id"] for t in train.tasks} & {t["id"] for t in test.tasks}
+    a, _ = train.reset(seed=11)
+    b, _ = SearchEnv(split="train").reset(seed=11)
+    assert a == b
+
+
+def test_checker_passes():
+    from envgym.checker import check
+
+    report = check("envgym/Search-v0")
+    assert report.ok, report.render()
