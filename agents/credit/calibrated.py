@@ -19,15 +19,17 @@ def _episode_key(traj: Trajectory, rank: int) -> str:
     return str(traj.meta.get("episode_id", rank))
 
 
-def calibrated(batch: CreditBatch, *, beta: float = 0.5, eps: float = 1e-6) -> CreditBatch:
-    """r~_{a,e} = r_{a,e} + s_e * beta * mean_{b != a} (r_{b,e} - mu_b) / (sigma_b + eps).
+def calibrated(batch: CreditBatch, *, beta: float = 0.5, eps: float = 1e-6,
+               clip: float = 3.0) -> CreditBatch:
+    """r~_{a,e} = r_{a,e} + s_e * beta * clip(mean_{b != a} (r_{b,e} - mu_b) / (sigma_b + eps), ±clip).
 
     Within a group (one question), agent a's return in episode e is shifted by how much better
     than usual its partners did in the same episode, mu_b and sigma_b (population std) being
     partner b's reward mean and std over the group's episodes. s_e = +1 for cooperative
     episodes and -1 for competitive ones (`meta["mode"]`, default cooperative): a cooperating
     agent shares its partner's success, a competing one pays for it. This is a reward stage:
-    put it before a base estimator, e.g. `["calibrated", "grpo"]`.
+    put it before a base estimator, e.g. `["calibrated", "grpo"]`. It is the debate
+    environment's `calibration.calibrated_reward(mode="advantage")` computed over the group.
     """
     trajs, new = batch.trajectories, batch.returns.copy()
     for idx in group_indices(trajs).values():
@@ -47,7 +49,7 @@ def calibrated(batch: CreditBatch, *, beta: float = 0.5, eps: float = 1e-6) -> C
                 partners = [z[(b, e)] for b in by_agent if b != agent and (b, e) in z]
                 sign = -1.0 if trajs[i].meta.get("mode") == "competitive" else 1.0
                 if partners:
-                    new[i] = batch.returns[i] + sign * beta * float(np.mean(partners))
+                    new[i] = batch.returns[i] + sign * beta * float(np.clip(np.mean(partners), -clip, clip))
     batch.stats["calibrated/shift_abs_mean"] = float(np.abs(new - batch.returns).mean()) if len(new) else 0.0
     batch.returns = new
     return batch

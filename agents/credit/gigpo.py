@@ -16,9 +16,11 @@ def gigpo(batch: CreditBatch, *, omega: float = 1.0, gamma: float = 0.95,
 
     A^E_i = (R_i - mean_g R) / (std_g R + eps) over the episode group g (`batch.returns`).
     R_{i,t} = sum_{k>=t} gamma^(k-t) r_{i,k} is the discounted step return. Steps of group g
-    whose `turn.state_key` (the state the action was taken in) is equal form a step group S,
-    and A^S_{i,t} = (R_{i,t} - mean_S) / (std_S + eps). A step group of one member has its own
-    mean as baseline, so its step advantage is 0. A turn without a state key is a singleton.
+    taken in the same state form a step group S, and A^S_{i,t} = (R_{i,t} - mean_S) /
+    (std_S + eps). A turn's `state_key` is the state *after* its action (the engine records
+    the step's info), so the anchor of turn t is `turns[t-1].state_key`, and every turn 0 of a
+    group shares the task's initial state. A step group of one member has its own mean as
+    baseline, so its step advantage is 0; a turn whose anchor is unknown is a singleton.
     Logged: the mean step-group size and the share of singleton steps.
     """
     trajs = batch.trajectories
@@ -29,8 +31,9 @@ def gigpo(batch: CreditBatch, *, omega: float = 1.0, gamma: float = 0.95,
         step_returns = {i: discounted_returns([t.reward for t in trajs[i].turns], gamma) for i in idx}
         anchors: dict[str, list[tuple[int, int]]] = defaultdict(list)
         for i in idx:
-            for t, tt in enumerate(trajs[i].turns):
-                anchors[tt.state_key or f"__single_{i}_{t}"].append((i, t))
+            for t in range(len(trajs[i].turns)):
+                anchor = "__start__" if t == 0 else trajs[i].turns[t - 1].state_key
+                anchors[anchor or f"__single_{i}_{t}"].append((i, t))
         step_adv = {i: np.zeros(len(trajs[i].turns)) for i in idx}
         for members in anchors.values():
             sizes[len(members)] += 1

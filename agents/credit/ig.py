@@ -25,8 +25,14 @@ def token_char_offsets(ids: list[int], tokenizer: Any) -> list[tuple[int, int]]:
     return offsets
 
 
-def span_token_mask(turn: Turn, start: int, end: int, tokenizer: Any) -> np.ndarray:
-    """Tokens of `turn`'s action that overlap characters [start, end)."""
+def span_token_mask(turn: Turn, span: Any, tokenizer: Any) -> np.ndarray:
+    """Tokens of `turn`'s action that overlap the span's characters [start, end); the engine's
+    own token range (`token_start`, `token_end`) is used when it recorded one."""
+    n = len(turn.action_token_ids)
+    lo, hi = getattr(span, "token_start", None), getattr(span, "token_end", None)
+    if lo is not None and hi is not None:
+        return (np.arange(n) >= lo) & (np.arange(n) < hi)
+    start, end = span.start, span.end
     if tokenizer is None:
         raise ValueError("credit `ig` maps character spans to tokens and needs the tokenizer "
                          "(the trainer passes the policy's)")
@@ -47,10 +53,10 @@ def ig(batch: CreditBatch, *, alpha: float = 1.0, clip: float = 1.0, scope: str 
     Logged: the share of query tokens modulated and the mean |modulation|.
     """
     adv = batch.require_advantages("ig")
-    spans: list[tuple[int, int, int, int, float]] = []  # (i, t, start, end, value)
+    spans: list[tuple[int, int, Any, float]] = []  # (i, t, span, value)
     for i, traj in enumerate(batch.trajectories):
         for t, turn in enumerate(traj.turns):
-            spans += [(i, t, s.start, s.end, float(s.value)) for s in turn.spans
+            spans += [(i, t, s, float(s.value)) for s in turn.spans
                       if s.kind == kind and s.value is not None]
     scopes: dict[Any, list[int]] = defaultdict(list)
     for n, (i, *_rest) in enumerate(spans):
@@ -65,8 +71,8 @@ def ig(batch: CreditBatch, *, alpha: float = 1.0, clip: float = 1.0, scope: str 
         raise ValueError(f"credit `ig`: scope must be 'group', 'batch' or 'none', not {scope!r}")
     bonus = alpha * np.clip(norm, -clip, clip)
     touched = 0
-    for (i, t, start, end, _), b in zip(spans, bonus):
-        mask = span_token_mask(batch.trajectories[i].turns[t], start, end, batch.tokenizer)
+    for (i, t, span, _), b in zip(spans, bonus):
+        mask = span_token_mask(batch.trajectories[i].turns[t], span, batch.tokenizer)
         adv[i][t] = adv[i][t] + b * mask
         touched += int(mask.sum())
     batch.stats["ig/spans"] = float(len(spans))

@@ -8,15 +8,17 @@ S = np.sqrt(1 / 3)  # unbiased std of [1, 0, 1]
 
 
 def gigpo_group():
-    return [traj("g", turn(0, state_key="s0"), turn(1, state_key="s1")),   # R=1, R_t=[.5, 1]
-            traj("g", turn(0, state_key="s0"), turn(0, state_key="s2")),   # R=0, R_t=[0, 0]
-            traj("g", turn(1, state_key="s0"))]                            # R=1, R_t=[1]
+    # state_key is the state after a turn: every turn 0 acts in the start state, the second
+    # turns act in the distinct states s1 and s2.
+    return [traj("g", turn(0, state_key="s1"), turn(1, state_key="end")),  # R=1, R_t=[.5, 1]
+            traj("g", turn(0, state_key="s2"), turn(0, state_key="end")),  # R=0, R_t=[0, 0]
+            traj("g", turn(1, state_key="end"))]                           # R=1, R_t=[1]
 
 
 def test_gigpo_episode_plus_step_advantage_by_anchor_state():
     b = compute_credit(gigpo_group(), ["gigpo"], {"gigpo": {"gamma": 0.5, "omega": 1.0}})
     ae = np.array([1 / 3, -2 / 3, 1 / 3]) / S          # episode: [1, 0, 1]
-    # step group s0 holds returns [0.5, 0, 1]: mean 0.5, unbiased std 0.5 -> [0, -1, 1];
+    # step group start holds returns [0.5, 0, 1]: mean 0.5, unbiased std 0.5 -> [0, -1, 1];
     # s1 and s2 are singletons -> 0.
     np.testing.assert_allclose(per_turn(b)[0], [ae[0], ae[0]], rtol=1e-5)
     np.testing.assert_allclose(per_turn(b)[1], [ae[1] - 1, ae[1]], rtol=1e-5)
