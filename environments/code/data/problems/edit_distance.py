@@ -1,6 +1,7 @@
 TITLE = "Edit Distance"
 DIFFICULTY = "medium"
 TAGS = ["dp", "strings"]
+TIME_LIMIT_S = 5.0
 STATEMENT = """
 Print the minimum number of single-character insertions, deletions and substitutions that
 turn string a into string b.

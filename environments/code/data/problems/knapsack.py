@@ -1,6 +1,7 @@
 TITLE = "Backpack"
 DIFFICULTY = "medium"
 TAGS = ["dp"]
+TIME_LIMIT_S = 3.0
 STATEMENT = """
 There are n items; item i weighs w_i and is worth v_i. Each item can be taken at most once.
 Print the largest total worth of items whose total weight is at most W.
