@@ -14,6 +14,11 @@ __all__ = ["index_app", "serve_retriever"]
 index_app = typer.Typer(help="Build retrieval indexes from a corpus JSONL.", no_args_is_help=True)
 
 
+@index_app.callback()
+def _index() -> None:
+    """Retrieval indexes (a callback keeps `build` a subcommand even when it is the only one)."""
+
+
 @index_app.command("build")
 def build(corpus: Path = typer.Option(..., "--corpus", help='JSONL of {"id", "contents"}.'),
           kind: str = typer.Option("bm25", "--kind", help="bm25 | dense"),
