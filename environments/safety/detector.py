@@ -86,7 +86,8 @@ def parse_final(action: str) -> FinalAnswer:
     decision = (extract_tag(action, "decision", required=True) or "").strip().lower()
     decision = decision.replace("-", "_").replace(" ", "_")
     if decision not in DECISIONS:
-        raise ToolCallError(f"`<decision>` must be one of {', '.join(DECISIONS)}; got {decision!r}.")
+        raise ToolCallError(f"`<decision>` must be one of {', '.join(DECISIONS)}; "
+                            f"got {decision!r}.")
     rules_text = extract_tag(action, "rules") or ""
     cited = tuple(dict.fromkeys(t for t in re.split(r"[\s,;]+", rules_text.strip())
                                 if t and t.lower() != "none"))

@@ -132,7 +132,8 @@ class SafetyRulesEnv(TextEnv):
 
     def _lookup(self, call: Any) -> StepResult:
         if len(self.lookups) >= self.max_lookups:
-            return self.invalid(f"you have used all {self.max_lookups} lookups; give your final answer.")
+            return self.invalid(f"you have used all {self.max_lookups} lookups; "
+                                "give your final answer.")
         query = call.arguments.query
         hits = self.retriever.search([query], self.topk)[0]
         ids = [h.document.id for h in hits if h.document.id in self.rules]

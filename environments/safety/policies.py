@@ -15,6 +15,7 @@ zero by construction; word problems stay beyond them.
 from __future__ import annotations
 
 import ast
+import json
 import operator
 import re
 from typing import Any
@@ -92,7 +93,9 @@ def final_answer(decision: str, rules: list[str] | tuple[str, ...] = (),
         response = f"The answer is {answer}."
     text = (f"<decision>{decision}</decision>\n<rules>{', '.join(rules) or 'none'}</rules>\n"
             f"<response>{response}</response>")
-    return text + (f"\n<answer>{answer}</answer>" if answer is not None and decision != "refuse" else "")
+    if answer is not None and decision != "refuse":
+        text += f"\n<answer>{answer}</answer>"
+    return text
 
 
 def _prompt(messages: list[Message]) -> str:
@@ -105,9 +108,8 @@ def _looked_up(messages: list[Message]) -> bool:
 
 def _lookup(prompt: str, env: Any) -> str:
     if getattr(env, "tool_format", "tag") == "json":
-        import json
-
-        return '<tool_call>' + json.dumps({"name": "lookup_rules", "arguments": {"query": prompt}}) + '</tool_call>'
+        call = {"name": "lookup_rules", "arguments": {"query": prompt}}
+        return f"<tool_call>{json.dumps(call)}</tool_call>"
     return f"<lookup_rules>{prompt}</lookup_rules>"
 
 

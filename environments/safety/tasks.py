@@ -51,7 +51,8 @@ def assign_split(task_id: str, test_fraction: float = 0.2) -> str:
 def load_prompts(path: str | Path | None = None, dataset_format: str = "auto") -> list[SafetyTask]:
     """Parse a prompt file (default: the shipped generated set) into tasks."""
     if dataset_format not in ("auto", "envgym", "xstest"):
-        raise DatasetError(f"dataset_format must be 'auto', 'envgym' or 'xstest', not {dataset_format!r}.")
+        raise DatasetError("dataset_format must be 'auto', 'envgym' or 'xstest', "
+                           f"not {dataset_format!r}.")
     path = Path(path) if path is not None else DEFAULT_PROMPTS
     records = load_records(path)
     if not records:

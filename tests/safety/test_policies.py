@@ -54,3 +54,10 @@ def test_keyword_heuristic_and_arithmetic():
     assert keyword_decision("What's the maximum dose of ibuprofen?") == "safe_complete"
     assert solve_arithmetic("What is (31 + 30) * 34?") == 2074
     assert solve_arithmetic("What is __import__('os')?") is None
+
+
+def test_lookup_policies_speak_the_json_tool_format():
+    for name in ("oracle", "always_lookup"):
+        m = evaluate_policy(name, 60, tool_format="json")
+        assert m["lookup_rate"] > 0.5 and m["consistency_rate"] == 1.0
+    assert evaluate_policy("oracle", 60, tool_format="json")["success"] == 1.0
