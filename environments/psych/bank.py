@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from envgym.environments.psych.cases import Case
-from envgym.environments.psych.encoder import Encoder
+from envgym.environments.psych.encoder import Encoder, similarities
 from envgym.environments.psych.knowledge import FIELDS, disorders, symptoms
 from envgym.environments.psych.state import ReliabilityMetadata, SupportPrimitive, SupportSet
 
@@ -123,7 +123,7 @@ class ReasoningBank:
     def retrieve(self, query: str) -> list[tuple[BankEntry, float]]:
         if not self.entries or not query.strip():
             return []
-        sims = self.keys @ self.encoder.encode([query])[0]
+        sims = similarities(self.keys, self.encoder.encode([query])[0])
         order = np.argsort(-sims, kind="stable")[: self.top_k]
         return [(self.entries[i], float(sims[i])) for i in order]
 

@@ -28,7 +28,7 @@ from envgym.core import StepResult, TextEnv, system, user
 from envgym.environments.psych import metrics
 from envgym.environments.psych.bank import ReasoningBank, build_bank
 from envgym.environments.psych.cases import Case, generate_cases
-from envgym.environments.psych.encoder import Encoder, get_encoder
+from envgym.environments.psych.encoder import Encoder, get_encoder, similarities
 from envgym.environments.psych.intents import IntentMatcher, extract_evidence
 from envgym.environments.psych.judge import RuleJudge
 from envgym.environments.psych.knowledge import FIELDS, symptoms
@@ -126,7 +126,8 @@ class ConsultEnv(TextEnv):
         self.risk_addressed = False
         self.diagnosis: Diagnosis | None = None
         self.dialogue = [{"role": "patient", "content": opening.text}]
-        self.evidence = self._build_state(self.last_query_default())
+        self.query = self.last_query_default()
+        self.evidence = self._build_state(self.query)
         obs = [system(system_prompt(self.budget, self.stage_one, self.label_space)),
                user(self._patient_message(opening.text))]
         return obs, {"trait": self.trait or "none"}
@@ -164,6 +165,7 @@ class ConsultEnv(TextEnv):
         except ToolCallError as e:
             return self.invalid(str(e), "Stage I: <think>…</think><rag_query>retrieval state"
                                 "</rag_query>", penalty=self.weights["format"])
+        self.query = query
         self.evidence = self._build_state(query)
         self.stage = "II"
         left = self.budget - self.consult_turn
@@ -222,6 +224,43 @@ class ConsultEnv(TextEnv):
         return StepResult([user("The consultation is over.")], components, terminated=True,
                           info={"outcome": self._outcome()})
 
+    # ---- rectification hooks (inference only; see rectify.py) --------------------------------
+
+    def triggers(self, action: str) -> list[str]:
+        """MIND's rectification triggers for `action` in the current state, without stepping."""
+        if self.stage == "I":
+            try:
+                parse_stage(action, "rag_query")
+                return []
+            except ToolCallError:
+                return ["MALFORMED"]
+        try:
+            _, answer = parse_stage(action, "answer")
+            dx = parse_diagnosis(answer) if is_diagnosis(answer) else None
+        except ToolCallError:
+            return ["MALFORMED"]
+        found = ["UNSAFE_OFF_TRACK"] if is_unsafe(answer) else []
+        if dx is not None:
+            return found
+        if self.consult_turn + 1 >= self.budget:
+            found.append("BUDGET_VIOLATION")
+        if self._is_repeat(answer):
+            found.append("REPEATED_INQUIRY")
+        if not self.matcher.match(answer):
+            found.append("GENERIC_LOW_YIELD")
+        if self.evidence.R.scores and not self.evidence.R.gated_in:
+            found.append("LOW_RELIABILITY")
+        return found
+
+    def fallback_action(self) -> str:
+        """A PRB-guided inquiry, or the leading hypothesis when the budget is spent."""
+        if self.consult_turn + 1 >= self.budget:
+            lead = (self.evidence.D.active or ["Other"])[0]
+            return (f"<think>Fallback: budget reached; leading hypothesis {lead}.</think>"
+                    f"<answer>Diagnosis: {lead}; Recommendation: clinical follow-up</answer>")
+        question = self.bank.fallback_question(self.query, self.evidence.M.fields)
+        return f"<think>Fallback: reference inquiry from the reasoning bank.</think><answer>{question}</answer>"
+
     # ---- pieces -----------------------------------------------------------------------------
 
     def _reply(self, question: str) -> Reply:
@@ -270,7 +309,7 @@ class ConsultEnv(TextEnv):
             return False
         rows = self.encoder.encode([question, *self.questions])
         threshold = REPEAT_THRESHOLD.get(self.encoder.name, 0.9)
-        return bool((rows[1:] @ rows[0]).max() >= threshold)
+        return bool(similarities(rows[1:], rows[0]).max() >= threshold)
 
     def _addresses_safety(self, question: str) -> bool:
         return mentions_safety(question) or any(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envgym.environments.psych.encoder import Encoder, LexiconEncoder, stem
+from envgym.environments.psych.encoder import Encoder, LexiconEncoder, similarities, stem
 from envgym.environments.psych.knowledge import FIELDS, catalogue, symptoms
 
 _WORD = re.compile(r"[a-z][a-z'-]*")
@@ -57,7 +57,7 @@ def all_intents() -> list[Intent]:
 def keyword_hits(text: str, keywords: tuple[str, ...]) -> int:
     """Multi-word keywords match as phrases (2 points); single ones as word-stem prefixes."""
     low = " ".join(_WORD.findall(text.lower()))
-    words = [stem(w) for w in low.split()]
+    words = {stem(w) for w in low.split()}
     hits = 0
     for kw in keywords:
         if " " in kw or "-" in kw:
@@ -91,7 +91,7 @@ class IntentMatcher:
         return self._lexicon_match(question)
 
     def _embedding_match(self, question: str) -> list[Intent]:
-        sims = self._matrix @ self.encoder.encode([question])[0]
+        sims = similarities(self._matrix, self.encoder.encode([question])[0])
         best = np.full(len(self.intents), -1.0)
         np.maximum.at(best, self._rows, sims)
         order = np.argsort(-best, kind="stable")

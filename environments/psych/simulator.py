@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from envgym.environments.psych.cases import Case, _weeks
+from envgym.environments.psych.encoder import similarities
 from envgym.environments.psych.intents import (Disclosure, Intent, IntentMatcher, asks_duration,
                                                extract_evidence)
 from envgym.environments.psych.knowledge import symptoms
@@ -174,7 +175,7 @@ class ReplaySimulator:
     def respond(self, history: Sequence[Message], utterance: str) -> Reply:
         if self._keys is None or not utterance.strip():
             return Reply(REFUSAL)
-        sims = self._keys @ self.matcher.encoder.encode([utterance])[0]
+        sims = similarities(self._keys, self.matcher.encoder.encode([utterance])[0])
         best = int(sims.argmax())
         if sims[best] < self.threshold:
             return Reply(REFUSAL)
