@@ -34,7 +34,12 @@ def make_env(subset):
         env.close()
 
 
-def play(env, policy, seed=0, options=None):
+@pytest.fixture
+def play():
+    return run_episode
+
+
+def run_episode(env, policy, seed=0, options=None):
     """One episode; returns (messages, infos, rewards)."""
     obs, info = env.reset(seed=seed, options=options)
     messages, infos, rewards = list(obs), [info], []
