@@ -68,9 +68,11 @@ def _reap(pid: int, block: bool) -> tuple[int, Any] | None:
 def supervise(argv: list[str], *, stdin: bytes = b"", cwd: str | None = None,
               env: dict[str, str] | None = None, rlimits: dict[str, int] | None = None,
               wall_s: float = 2.0, stdout_cap: int = 1 << 20, stderr_cap: int = 1 << 16,
-              user: int | None = None, group: int | None = None) -> dict[str, Any]:
+              user: int | None = None, group: int | None = None,
+              pass_fds: tuple[int, ...] = ()) -> dict[str, Any]:
     """Spawn `argv`, feed `stdin` from an anonymous file, read both pipes up to their caps,
-    and SIGKILL the whole process group on the deadline or on a stdout flood.
+    and SIGKILL the whole process group on the deadline or on a stdout flood. `pass_fds`
+    stay open in the child (the bwrap backend's report pipe).
 
     Returns a plain dict (it crosses a JSON boundary in the Docker backend): exit_code, signal,
     timed_out, truncated, stdout, stderr, wall_time, cpu_time, memory_kb, spawn_error.
@@ -83,7 +85,8 @@ def supervise(argv: list[str], *, stdin: bytes = b"", cwd: str | None = None,
             proc = subprocess.Popen(
                 argv, stdin=stdin_file, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 cwd=cwd, env=env if env is not None else {}, start_new_session=True,
-                preexec_fn=_preexec(rlimits or {}), close_fds=True, user=user, group=group,
+                preexec_fn=_preexec(rlimits or {}), close_fds=True, pass_fds=pass_fds,
+                user=user, group=group,
                 extra_groups=[] if user is not None else None,
             )
         except OSError as exc:

@@ -20,9 +20,12 @@ from envgym.errors import SandboxUnavailable
 from .. import toolchain
 from .._supervise import rlimits_for, supervise
 from ..uids import can_switch_uid, clear_uid, lease_uid
+from . import bwrap_init
 from .base import Backend, Spawn
 
 WORK = "/box"
+# The init enforces the wall-clock limit; the host kills bwrap only if that failed.
+_BACKSTOP_S = 0.5
 _HINTS = {
     "setting up uid map": "the kernel refuses unprivileged user namespaces (Ubuntu >= 23.10 "
     "AppArmor): run `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`",
@@ -43,6 +46,7 @@ class BwrapBackend(Backend):
             raise SandboxUnavailable("bubblewrap is not installed: `apt-get install "
                                      "bubblewrap` (Debian/Ubuntu) or `dnf install bubblewrap`.")
         self.drop_uid = can_switch_uid()
+        self.init = bwrap_init.binary()
         self._probe()
 
     def _uid_for_spawn(self, uid: int | None) -> int | None:
@@ -78,11 +82,22 @@ class BwrapBackend(Backend):
         return None
 
     def _spawn(self, job: Spawn) -> dict[str, Any]:
+        """Run the job under bwrap with our init as pid 1; its report (exact wait status,
+        CPU time, peak RSS of the program) replaces what the host sees of bwrap itself."""
         user = job.uid if self.drop_uid else None
-        raw = supervise(self._command(job), stdin=job.stdin, env={}, rlimits=job.rlimits,
-                        wall_s=job.wall_s + 0.1, stdout_cap=job.stdout_cap,
-                        stderr_cap=job.stderr_cap, user=user, group=user)
-        return _decode_signal_exit(raw)
+        read_end, write_end = os.pipe()
+        try:
+            raw = supervise(self._command(job, write_end), stdin=job.stdin, env={},
+                            rlimits=job.rlimits, wall_s=job.wall_s + _BACKSTOP_S,
+                            stdout_cap=job.stdout_cap, stderr_cap=job.stderr_cap, user=user,
+                            group=user, pass_fds=(write_end,))
+            os.close(write_end)
+            write_end = -1
+            return bwrap_init.apply_report(raw, bwrap_init.read_report(read_end))
+        finally:
+            os.close(read_end)
+            if write_end >= 0:
+                os.close(write_end)
 
     def _after_run(self, uid: int | None) -> None:
         """bwrap exits as soon as the program does, while the kernel may still be tearing
@@ -91,10 +106,11 @@ class BwrapBackend(Backend):
         if uid is not None and self.drop_uid:
             clear_uid(uid)
 
-    def _command(self, job: Spawn) -> list[str]:
+    def _command(self, job: Spawn, report_fd: int) -> list[str]:
         tmp_size = str(job.tmp_mb << 20)
         cmd = [self.executable, "--unshare-all", "--unshare-user", "--die-with-parent",
-               "--new-session", "--hostname", "sandbox", *_system_mounts(),
+               "--new-session", "--as-pid-1", "--hostname", "sandbox", *_system_mounts(),
+               "--ro-bind", self.init, bwrap_init.PATH_INSIDE,
                "--proc", "/proc", "--dev", "/dev", "--size", tmp_size, "--tmpfs", "/tmp"]
         if job.writable:
             cmd += ["--bind", job.run_dir, WORK]
@@ -107,17 +123,7 @@ class BwrapBackend(Backend):
                 "--clearenv"]
         for key, value in toolchain.sandbox_env(WORK, "/tmp").items():
             cmd += ["--setenv", key, value]
-        return cmd + ["--", *job.argv]
-
-
-def _decode_signal_exit(raw: dict[str, Any]) -> dict[str, Any]:
-    """bwrap's pid-1 reports a child killed by signal N as exit code 128 + N; undo that so
-    SIGXCPU/SIGXFSZ/SIGSEGV classify as they do on the other backends. (A program that calls
-    exit(139) is then reported as SIGSEGV: a runtime error either way.)"""
-    code = raw.get("exit_code")
-    if code is not None and 128 < code < 128 + 32 and raw.get("signal") is None:
-        raw = {**raw, "exit_code": None, "signal": code - 128}
-    return raw
+        return cmd + ["--", *bwrap_init.command(report_fd, job.wall_s, job.argv)]
 
 
 def _binds(host_dir: str, names: tuple[str, ...]) -> list[str]:
