@@ -1,0 +1,100 @@
+"""Loaders for the public formats, on the shared real samples and on files we write."""
+
+import base64
+import json
+import pickle
+import zlib
+from collections import OrderedDict
+from pathlib import Path
+
+import pytest
+
+from envgym.environments.code import CodeRefineEnv, load_problems
+from envgym.environments.code.loaders import decode_lcb_private, parse_records
+from envgym.environments.code.policies import OraclePolicy
+from envgym.errors import DatasetError
+
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
+ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
+ADD_CPP = "#include <cstdio>\nint main(){long long a,b;scanf(\"%lld %lld\",&a,&b);printf(\"%lld\\n\",a+b);}"
+
+
+def _codecontests_rows():
+    """Two problems in the Hugging Face CodeContests layout (parallel lists, enum languages)."""
+    tests = lambda pairs: {"input": [f"{a} {b}\n" for a, b in pairs], "output": [f"{a + b}\n" for a, b in pairs]}  # noqa: E731
+    return [
+        {"name": "1_A. Sum", "description": "Print a+b.", "public_tests": tests([(1, 2)]),
+         "private_tests": tests([(5, 7), (-3, 3)]), "generated_tests": tests([(10**12, 1)]),
+         "source": 2, "difficulty": 7, "solutions": {"language": [1, 3], "solution": ["print 1", ADD]},
+         "incorrect_solutions": {"language": [3], "solution": ["print(3)"]}, "cf_contest_id": 1,
+         "cf_index": "A", "cf_points": 500.0, "cf_rating": 800, "cf_tags": ["math"],
+         "is_description_translated": False, "untranslated_description": "",
+         "time_limit": {"seconds": 1, "nanos": 500000000}, "memory_limit_bytes": 268435456,
+         "input_file": "", "output_file": ""},
+        {"name": "2_B. Sum again", "description": "Print a+b.", "public_tests": tests([(2, 2)]),
+         "private_tests": {"input": [], "output": []}, "generated_tests": tests([(4, 4), (0, 0)]),
+         "source": 2, "difficulty": 8, "solutions": {"language": [2], "solution": [ADD_CPP]},
+         "incorrect_solutions": {"language": [], "solution": []}, "cf_rating": 0, "cf_tags": [],
+         "time_limit": None, "memory_limit_bytes": 0},
+    ]
+
+
+def test_codecontests_rows_load_and_judge_with_their_own_solutions(tmp_path):
+    path = tmp_path / "cc.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in _codecontests_rows()))
+    problems = load_problems(str(path), "codecontests")
+    first, second = problems
+    assert first.time_limit_s == 1.5 and first.memory_mb == 256 and first.difficulty == "800"
+    assert len(first.hidden_tests) == 3 and first.solutions == {"python": [ADD]}  # Python 2 dropped
+    assert first.wrong_solutions == {"python": ["print(3)"]} and second.solutions["cpp"] == [ADD_CPP]
+    assert second.time_limit_s == 2.0 and len(second.hidden_tests) == 2
+    env = CodeRefineEnv(dataset=str(path), dataset_format="auto")
+    for seed in range(2):
+        env.reset(seed=seed)
+        *_, info = env.step(OraclePolicy(seed).act(env, []))
+        assert info["outcome"]["success"], info["outcome"]
+    env.close()
+
+
+def test_apps_fixture():
+    (p,) = load_problems(str(FIXTURES / "apps" / "train_row0_truncated.jsonl"))
+    assert p.source == "apps" and p.id == "apps-0" and p.difficulty == "interview"
+    assert p.public_tests[0]["output"].startswith("1\n3 \n")  # trailing spaces kept
+    assert p.hidden_tests == p.public_tests  # one test only: it is all we can judge
+    assert p.solutions["python"][0].startswith("for _ in range(int(input())):")
+
+
+def test_taco_fixture():
+    (p,) = load_problems(str(FIXTURES / "taco" / "sample_rows.jsonl"))
+    assert p.source == "taco" and p.time_limit_s == 1.0 and p.memory_mb == 512
+    assert p.tags == ["Data structures", "Mathematics", "Greedy algorithms"]
+    assert len(p.public_tests) == 1 and len(p.hidden_tests) == 3
+
+
+def test_livecodebench_fixture_decodes_private_tests():
+    (p,) = load_problems(str(FIXTURES / "livecodebench" / "codeforces_1873_A.jsonl"))
+    decoded = json.loads((FIXTURES / "livecodebench" / "codeforces_1873_A.private_tests.decoded.json").read_text())
+    assert p.hidden_tests == [{"input": t["input"], "output": t["output"]} for t in decoded]
+    assert p.id == "lcb-1873_A" and p.difficulty == "easy" and len(p.public_tests) == 1
+
+
+def test_lcb_decoder_refuses_pickled_objects():
+    blob = base64.b64encode(zlib.compress(pickle.dumps(OrderedDict(a=1)))).decode()
+    with pytest.raises(DatasetError, match="refusing"):
+        decode_lcb_private(blob)
+    text = json.dumps([{"input": "1\n", "output": "2\n", "testtype": "stdin"}])
+    assert decode_lcb_private(text)[0]["output"] == "2\n"
+    assert decode_lcb_private(base64.b64encode(zlib.compress(pickle.dumps(text))).decode())[0]["input"] == "1\n"
+
+
+def test_call_based_problems_are_skipped_and_bad_input_explained():
+    functional = {"question_content": "x", "public_test_cases": json.dumps(
+        [{"input": "[1]", "output": "1", "testtype": "functional"}]), "private_test_cases": "[]"}
+    with pytest.raises(DatasetError, match="no stdin/stdout problem"):
+        parse_records([functional])
+    with pytest.raises(DatasetError, match="cannot tell"):
+        parse_records([{"foo": 1}])
+    with pytest.raises(DatasetError, match="unknown dataset_format"):
+        parse_records([{"foo": 1}], "leetcode")
+    with pytest.raises(DatasetError):
+        load_problems("/nonexistent/file.jsonl")
