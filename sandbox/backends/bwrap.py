@@ -4,8 +4,10 @@ Each run gets new user/pid/net/ipc/uts/cgroup namespaces (`--unshare-all`: only 
 `lo`), `/usr` read-only and nothing else of the host (no /etc, /root, /home), a private,
 size-capped tmpfs for `/tmp` and for the work dir `/box`, `--die-with-parent`, a new session
 and uid 65534 inside. When envgym is root, bwrap itself runs as a leased unprivileged uid so
-that RLIMIT_NPROC bites (the kernel ignores it for uid 0). When the pid namespace's first
-process exits, the kernel kills everything left in it: daemons cannot outlive the run.
+that RLIMIT_NPROC bites (the kernel ignores it for uid 0). The namespace's pid 1 is our
+init (`bwrap_init`): it enforces the wall clock and reports the program's exact exit status
+or signal, CPU time and peak RSS. When it exits, the kernel kills everything left in the
+pid namespace: daemons cannot outlive the run.
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ class BwrapBackend(Backend):
                 os.close(write_end)
 
     def _after_run(self, uid: int | None) -> None:
-        """bwrap exits as soon as the program does, while the kernel may still be tearing
+        """bwrap exits as soon as our init does, while the kernel may still be tearing
         down the pid namespace (a fork bomb's children); wait for that before the uid is
         handed to the next run."""
         if uid is not None and self.drop_uid:
