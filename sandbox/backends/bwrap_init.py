@@ -127,8 +127,9 @@ def apply_report(raw: dict[str, Any], report: bytes) -> dict[str, Any]:
     if found is None:
         if raw.get("spawn_error") or raw["timed_out"] or raw["truncated"]:
             return {**raw, "cpu_time": 0.0, "memory_kb": 0}
-        detail = (raw["stderr"] or f"exit code {raw['exit_code']}, signal {raw['signal']}")
-        return {**raw, "spawn_error": f"bwrap ran no program to completion: {detail.strip()[-300:]}"}
+        detail = raw["stderr"] or f"exit code {raw['exit_code']}, signal {raw['signal']}"
+        why = f"bwrap ran no program to completion: {detail.strip()[-300:]}"
+        return {**raw, "spawn_error": why}
     status, timed_out, cpu_us, maxrss = (int(g) for g in found.groups())
     return {**raw,
             "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
