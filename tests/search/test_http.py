@@ -8,13 +8,12 @@ from envgym.environments.search.judges import HTTPJudge, parse_score
 from envgym.environments.search.env import SearchEnv
 from envgym.errors import RetrieverUnavailable
 
-from search_helpers import ServerThread, free_port
 
 
 @pytest.fixture(scope="module")
-def server(bm25):
+def server(bm25, server_thread):
     app = create_app(bm25, window_s=0.05)
-    with ServerThread(app) as url:
+    with server_thread(app) as url:
         yield url, app
 
 
@@ -73,8 +72,8 @@ def test_env_through_http_retriever(server):
     assert info["retrieved_ids"][0] == "0"
 
 
-def test_client_retries_then_reports_unavailable():
-    client = HTTPRetriever(f"http://127.0.0.1:{free_port()}", retries=2, backoff=0.01)
+def test_client_retries_then_reports_unavailable(unused_port):
+    client = HTTPRetriever(f"http://127.0.0.1:{unused_port}", retries=2, backoff=0.01)
     with pytest.raises(RetrieverUnavailable, match="3 attempts"):
         client.search(["q"], 1)
     env = SearchEnv(retriever=client)
@@ -83,7 +82,7 @@ def test_client_retries_then_reports_unavailable():
     assert "Search error" in obs[0]["content"] and "retrieval_error" in info and not term
 
 
-def test_client_retries_5xx_until_success():
+def test_client_retries_5xx_until_success(server_thread):
     from fastapi import FastAPI
 
     app, calls = FastAPI(), []
@@ -95,7 +94,7 @@ def test_client_retries_5xx_until_success():
             raise RuntimeError("boom")  # -> 500
         return {"result": [[{"document": {"id": "9", "contents": '"T"\nx'}, "score": 1.5}]]}
 
-    with ServerThread(app) as url:
+    with server_thread(app) as url:
         hits = HTTPRetriever(url, retries=3, backoff=0.01).search(["q"], 1)
     assert len(calls) == 3 and hits[0][0].document.title == "T" and hits[0][0].score == 1.5
 
@@ -108,7 +107,7 @@ def test_parse_score_fallbacks(text, score):
     assert parse_score(text) == score
 
 
-def test_http_judge_against_local_server_with_cache():
+def test_http_judge_against_local_server_with_cache(server_thread):
     from fastapi import FastAPI
 
     app, seen = FastAPI(), []
@@ -120,7 +119,7 @@ def test_http_judge_against_local_server_with_cache():
         reply = "<explanation>fine</explanation><score>1</score>" if "Query: good" in prompt else "Score: -1"
         return {"choices": [{"message": {"role": "assistant", "content": reply}}]}
 
-    with ServerThread(app) as url:
+    with server_thread(app) as url:
         judge = HTTPJudge(f"{url}/v1", model="judge-model")
         items = [{"question": "q?", "thinking": "t", "query": "good"},
                  {"question": "q?", "thinking": "t", "query": "bad"}]
