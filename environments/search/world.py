@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from envgym.errors import InvalidConfig
+
 __all__ = ["Question", "World", "generate_world"]
 
 _ON = ["b", "br", "c", "d", "dr", "f", "g", "gl", "h", "k", "l", "m", "n", "p", "qu", "r", "s",
@@ -89,12 +91,13 @@ class _Builder:
 
     def name(self, make) -> str:
         """A fresh name whose invented words appear in no other name (keeps BM25 unambiguous)."""
-        while True:
+        for _ in range(10_000):
             n = make()
             parts = {p.lower() for p in n.split()} - _SHARED
             if not parts & self.used:
                 self.used |= parts
                 return n
+        raise InvalidConfig("the name space is exhausted; use a smaller world scale.")
 
     def add_entity(self, etype: str, name: str, aliases: list[str] | None = None) -> str:
         self.entities[name] = {"type": etype, "name": name, "aliases": aliases or [], "facts": {}}
@@ -121,9 +124,9 @@ def _populate(b: _Builder, scale: float) -> dict[str, list[str]]:
     people = [b.add_entity("person", b.name(lambda: f"{b.word(2)} {b.word(2)}")) for _ in range(n["person"])]
     orgs = []
     for _ in range(n["org"]):
-        name = b.name(lambda: f"{b.word(2)} {b.word(1)} {ORG_KINDS[int(r.integers(len(ORG_KINDS)))]}")
+        name = b.name(lambda: f"{b.word(2)} {ORG_KINDS[int(r.integers(len(ORG_KINDS)))]}")
         orgs.append(b.add_entity("org", name, ["".join(p[0] for p in name.split())]))
-    works = [b.add_entity("work", b.name(lambda: f"The {b.word(2)} {b.word(1)}")) for _ in range(n["work"])]
+    works = [b.add_entity("work", b.name(lambda: f"The {b.word(2)} {b.word(2)}")) for _ in range(n["work"])]
     for w in works:
         b.entities[w]["aliases"] = [w[4:]]
     for c in cities:
