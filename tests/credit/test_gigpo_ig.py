@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from envgym.agents.credit import compute_credit
-from tests.credit.helpers import CharTokenizer, Span, outcome_group, per_turn, traj, turn
+from .helpers import CharTokenizer, Span, outcome_group, per_turn, traj, turn
 
 S = np.sqrt(1 / 3)  # unbiased std of [1, 0, 1]
 

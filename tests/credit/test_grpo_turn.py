@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from envgym.agents.credit import compute_credit
-from tests.credit.helpers import outcome_group, per_turn, traj, turn
+from .helpers import outcome_group, per_turn, traj, turn
 
 SQRT3_2 = 0.5 / np.sqrt(1 / 3)  # 0.866..: |1 - 0.5| / unbiased std of [1, 0, 0, 1]
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from envgym.agents.credit import compute_credit, validate_chain
-from tests.credit.helpers import outcome_group, per_turn, traj, turn
+from .helpers import outcome_group, per_turn, traj, turn
 
 
 def test_slate_siblings_zscore_and_prefix_is_masked():

@@ -1,0 +1,145 @@
+"""`envgym sft CONFIG`: the supervised warm start on (scripted) trajectories, with the loss mask.
+
+MIND, ARTIST and RefineRL fine-tune on demonstrations before RL. Here the demonstrations are
+the environments' scripted policies, optionally mixed per turn (`{"oracle": 0.6, "random":
+0.4}`) to give noisy data that leaves RL room to improve. Scripted trajectories are text only,
+so they are tokenised here the way the rollout engine tokenises a live episode (chat-template
+deltas, each action closed by the end-of-turn token); the loss is the token-mean NLL of the
+action tokens alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from envgym.agents.config import TrainConfig, load_config
+from envgym.agents.learner import TokenBatch, build_batch, load_model, token_logprobs
+from envgym.errors import InvalidConfig
+from envgym.trajectory import Trajectory, Turn, read_trajectories, write_trajectories
+
+__all__ = ["noisy_demonstrations", "run_sft", "sft", "tokenize_trajectories"]
+
+
+def noisy_demonstrations(env_id: str, mix: dict[str, float], episodes: int, seeds: tuple[int, int],
+                         env_kwargs: dict[str, Any] | None = None, seed: int = 0) -> list[Trajectory]:
+    """Play `episodes` episodes on task seeds from `seeds`, each turn's action taken by a
+    scripted policy drawn from `mix` (name -> probability)."""
+    import envgym
+    from envgym.policy import load_policy
+
+    names = list(mix)
+    p = np.array([mix[n] for n in names], dtype=float)
+    factories = [load_policy(f"scripted:{n}", env_id=env_id) for n in names]
+    rng = np.random.default_rng(seed)
+    env = envgym.make(env_id, **(env_kwargs or {}))
+    out = []
+    for k in range(episodes):
+        task_seed = seeds[0] + k % (seeds[1] - seeds[0])
+        policies = [f(seed * 100_003 + k) for f in factories]
+        obs, _ = env.reset(seed=task_seed)
+        messages, turns, done, info = list(obs), [], False, {}
+        while not done:
+            choice = int(rng.choice(len(names), p=p / p.sum()))
+            action = policies[choice].act(env, messages)
+            new, reward, terminated, truncated, info = env.step(action)
+            turns.append(Turn(observation=list(obs), action=action, reward=reward,
+                              reward_components=info.get("reward_components", {}),
+                              role=info.get("role"), state_key=info.get("state_key"),
+                              info={"policy": names[choice]}))
+            messages += [{"role": "assistant", "content": action}, *new]
+            obs, done = new, terminated or truncated
+        out.append(Trajectory(env_id=env_id, task_id=env.task_id, seed=task_seed,
+                              policy="scripted-mix:" + ",".join(f"{n}={mix[n]}" for n in names),
+                              turns=turns, final_observation=list(obs),
+                              outcome=info.get("outcome", {}), terminated=terminated,
+                              truncated=truncated))
+    env.close()
+    return out
+
+
+def tokenize_trajectories(trajs: list[Trajectory], chat: Any) -> list[Trajectory]:
+    """Fill `obs_token_ids` / `action_token_ids` of text trajectories (`chat`: ChatTokenizer).
+
+    Each action is closed with the end-of-turn token the policy would sample, so the model
+    learns to stop; the next observation is the template delta after it.
+    """
+    eos = min(chat.eos_token_ids)
+    out = []
+    for traj in trajs:
+        history: list[dict[str, Any]] = []
+        turns = []
+        for i, turn in enumerate(traj.turns):
+            if i == 0:
+                obs_ids = chat.prompt_ids(turn.observation)
+            else:
+                obs_ids, _ = chat.observation_ids(history, turn.observation, ended_with_eos=True)
+            history += [*turn.observation, {"role": "assistant", "content": turn.action}]
+            turns.append(turn.model_copy(update={"obs_token_ids": obs_ids,
+                                                 "action_token_ids": chat.encode(turn.action) + [eos]}))
+        out.append(traj.model_copy(update={"turns": turns}))
+    return out
+
+
+def sft(model: Any, trajs: list[Trajectory], *, epochs: int, batch_size: int, lr: float,
+        seed: int = 0, pad_id: int = 0, log: Any = None) -> list[float]:
+    """Token-mean NLL on action tokens; returns the mean loss of each epoch."""
+    device = next(model.parameters()).device
+    batch = build_batch(trajs, pad_id=pad_id)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr)
+    generator = torch.Generator().manual_seed(seed)
+    model.train()
+    losses = []
+    for epoch in range(epochs):
+        total, count = 0.0, 0
+        for rows in torch.randperm(len(batch), generator=generator).split(batch_size):
+            part: TokenBatch = batch.select(rows).to(device)
+            logp, _ = token_logprobs(model, part)
+            loss = -(logp * part.loss_mask).sum() / part.loss_mask.sum().clamp(min=1)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            total, count = total + loss.item(), count + 1
+        losses.append(total / max(count, 1))
+        if log is not None:
+            log(epoch + 1, {"sft/loss": losses[-1]})
+    model.eval()
+    return losses
+
+
+def run_sft(cfg: TrainConfig) -> Path:
+    """Load or generate demonstrations, fine-tune, save to `output_dir/sft` (an hf: model)."""
+    from envgym.agents.policies.hf import HFPolicy
+    from envgym.agents.report import MetricsLogger
+
+    model, tokenizer, path = load_model(cfg.model, cfg.output_dir, cfg.seed)
+    chat = HFPolicy(path, model=model, tokenizer=tokenizer).chat
+    if cfg.sft.data:
+        trajs = [t for f in cfg.sft.data for t in read_trajectories(f)]
+    else:
+        env = cfg.envs[0]
+        trajs = noisy_demonstrations(env.id, cfg.sft.scripted, cfg.sft.episodes, env.train_seeds,
+                                     {"max_turns": cfg.rollout.max_turns, **env.kwargs}, cfg.seed)
+    if cfg.sft.only_successful:
+        trajs = [t for t in trajs if t.success]
+    if not trajs:
+        raise InvalidConfig("sft: no demonstrations (check sft.data / sft.only_successful)")
+    if any(t.turns and not t.turns[0].action_token_ids for t in trajs):
+        trajs = tokenize_trajectories(trajs, chat)
+    out = cfg.output_dir / "sft"
+    write_trajectories(cfg.output_dir / "sft_data.jsonl", trajs)
+    logger = MetricsLogger(out, tensorboard=cfg.log.tensorboard)
+    sft(model, trajs, epochs=cfg.sft.epochs, batch_size=cfg.sft.batch_size, lr=cfg.sft.lr,
+        seed=cfg.seed, pad_id=tokenizer.pad_token_id or 0, log=logger.log)
+    logger.close()
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out
+
+
+def main(config: str | Path) -> Path:
+    return run_sft(load_config(config))

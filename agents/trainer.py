@@ -1,0 +1,389 @@
+"""`envgym train CONFIG`: GRPO-family RL on multi-turn environments, top to bottom.
+
+Each step:
+  1. sample tasks (a mixture over the configured environments, G rollouts per task);
+  2. roll them out with the engine (`envgym.rollout.collect`) and the current policy;
+  3. batch-level rewards come from the environments (IG spans, judges) in the trajectories;
+  4. credit: the configured estimator chain turns them into per-token advantages;
+  5. PPO-clip update on the loss mask (action tokens only), clip-low/high, optional KL;
+  6. sync the weights to the rollout backend (shared in-process for hf, pushed for vLLM);
+  7. log; 8. evaluate and checkpoint on schedule.
+
+Run it on two CPU processes with `torchrun --nproc_per_node 2 -m envgym.agents.trainer CONFIG`
+(gloo + DDP; each rank rolls out its share of the tasks, gradients are averaged).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from envgym.agents.checkpoint import load_latest, restore_rng, save_checkpoint
+from envgym.agents.config import EnvConfig, TrainConfig, load_config
+from envgym.agents.credit import compute_credit
+from envgym.agents.learner import (TokenBatch, build_batch, dist_info, load_model, lr_lambda,
+                                   token_logprobs, unwrap)
+from envgym.agents.report import MetricsLogger, mean_ci
+from envgym.errors import InvalidConfig
+from envgym.trajectory import Trajectory, write_trajectories
+
+__all__ = ["TaskSampler", "evaluate", "ppo_update", "rollout", "train"]
+
+
+# ---- tasks ----------------------------------------------------------------------------------
+
+class TaskSampler:
+    """Deterministic task schedule: step s draws its environment mixture from rng(seed, s), and
+    each environment walks its train seed range in order. The cursor is the whole state."""
+
+    def __init__(self, envs: list[EnvConfig], seed: int):
+        self.envs, self.seed = envs, seed
+        self.cursor = [0] * len(envs)
+        weights = np.array([e.weight for e in envs])
+        self.p = weights / weights.sum()
+
+    def next(self, step: int, n_tasks: int) -> list[tuple[int, int, int]]:
+        """[(env index, first task seed, number of tasks)] for this step."""
+        counts = np.random.default_rng([self.seed, step]).multinomial(n_tasks, self.p)
+        plan = []
+        for k, n in enumerate(counts):
+            if n:
+                lo, hi = self.envs[k].train_seeds
+                plan.append((k, lo + self.cursor[k] % (hi - lo), int(n)))
+                self.cursor[k] += int(n)
+        return plan
+
+
+def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_size: int,
+            cfg: TrainConfig, temperature: float, sampling_seed: int) -> list[Trajectory]:
+    """G rollouts of each of `n_tasks` consecutive task seeds, through the rollout engine."""
+    from envgym.policy import SamplingParams
+    from envgym.rollout import collect
+
+    sampling = SamplingParams(max_tokens=cfg.rollout.max_tokens, temperature=temperature,
+                              top_p=cfg.rollout.top_p, seed=sampling_seed)
+    return collect(env.id, policy, episodes=n_tasks, group_size=group_size, seed=first_seed,
+                   env_kwargs={"max_turns": cfg.rollout.max_turns, **env.kwargs},
+                   sampling=sampling, progress=False)
+
+
+# ---- the update -----------------------------------------------------------------------------
+
+def ppo_loss(logp: torch.Tensor, old: torch.Tensor, adv: torch.Tensor, mask: torch.Tensor,
+             clip_low: float, clip_high: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-token PPO-clip loss -min(r A, clip(r, 1 - eps_low, 1 + eps_high) A), and where the
+    clipped branch was the active one (for the clip fraction)."""
+    ratio = torch.exp(logp - old)
+    unclipped, clipped = ratio * adv, ratio.clamp(1 - clip_low, 1 + clip_high) * adv
+    return -torch.minimum(unclipped, clipped) * mask, (clipped < unclipped).float() * mask
+
+
+def kl_penalty(logp: torch.Tensor, ref: torch.Tensor, estimator: str) -> torch.Tensor:
+    """k1 = log pi - log ref; k3 = exp(ref - logp) - (ref - logp) - 1 (unbiased, >= 0)."""
+    if estimator == "k1":
+        return logp - ref
+    d = ref - logp
+    return torch.exp(d) - d - 1
+
+
+def aggregate(per_token: torch.Tensor, mask: torch.Tensor, how: str, denom: float) -> torch.Tensor:
+    """token_mean: sum / tokens of the whole minibatch (`denom`); seq_mean: mean over
+    sequences of each one's token mean, scaled by this chunk's share of sequences."""
+    if how == "token_mean":
+        return (per_token * mask).sum() / denom
+    per_seq = (per_token * mask).sum(-1) / mask.sum(-1).clamp(min=1)
+    return per_seq.sum() / denom
+
+
+def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, batch: TokenBatch,
+               cfg: TrainConfig, loss_agg: str, generator: torch.Generator) -> dict[str, float]:
+    """`epochs` passes of `minibatches` optimizer steps, each accumulated over micro-batches."""
+    ppo, device = cfg.ppo, next(model.parameters()).device
+    temperature = cfg.rollout.temperature
+    with torch.no_grad():  # the old policy's log-probs, recomputed by the learner itself
+        old = torch.cat([token_logprobs(model, batch.select(list(range(i, min(i + 8, len(batch)))))
+                                        .to(device), temperature)[0].cpu()
+                         for i in range(0, len(batch), 8)])
+        ref = None
+        if ref_model is not None:
+            ref = torch.cat([token_logprobs(ref_model, batch.select(list(range(i, min(i + 8, len(batch)))))
+                                            .to(device), temperature)[0].cpu()
+                             for i in range(0, len(batch), 8)])
+    sums: dict[str, float] = {"loss": 0.0, "clip_frac": 0.0, "entropy": 0.0, "kl": 0.0,
+                              "grad_norm": 0.0}
+    tokens_seen, updates = 0.0, 0
+    _, world = dist_info()
+    for _ in range(ppo.epochs):
+        order = torch.randperm(len(batch), generator=generator)
+        for mb in order.chunk(ppo.minibatches):
+            mask_all = batch.loss_mask[mb]
+            denom = float(mask_all.sum() if loss_agg == "token_mean" else len(mb))
+            denom = _global_sum(denom) / world  # DDP averages gradients over ranks
+            for micro in mb.chunk(cfg.optim.grad_accum):
+                part = batch.select(micro).to(device)
+                logp, ent = token_logprobs(model, part, temperature, with_entropy=True)
+                m = part.loss_mask
+                loss_tok, clipped = ppo_loss(logp, old[micro].to(device), part.advantages, m,
+                                             ppo.clip_low, ppo.clip_high)
+                if ref is not None and ppo.kl_coef > 0:
+                    kl = kl_penalty(logp, ref[micro].to(device), ppo.kl_estimator)
+                    loss_tok = loss_tok + ppo.kl_coef * kl * m
+                    sums["kl"] += float((kl * m).sum())
+                if ppo.entropy_coef:
+                    loss_tok = loss_tok - ppo.entropy_coef * ent * m
+                loss = aggregate(loss_tok, m, loss_agg, denom)
+                loss.backward()
+                sums["loss"] += loss.item()
+                sums["clip_frac"] += float(clipped.sum())
+                sums["entropy"] += float((ent * m).sum().detach())
+                tokens_seen += float(m.sum())
+            sums["grad_norm"] += float(torch.nn.utils.clip_grad_norm_(model.parameters(),
+                                                                      cfg.optim.max_grad_norm))
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            updates += 1
+    n_tok = max(tokens_seen, 1.0)
+    return {"loss": sums["loss"] / updates, "clip_frac": sums["clip_frac"] / n_tok,
+            "entropy": sums["entropy"] / n_tok, "kl": sums["kl"] / n_tok,
+            "grad_norm": sums["grad_norm"] / updates,
+            "logprob_drift": float(((batch.sample_logprobs - old).abs() * batch.loss_mask).sum()
+                                   / batch.loss_mask.sum().clamp(min=1))}
+
+
+def _global_sum(x: float) -> float:
+    if dist_info()[1] == 1:
+        return x
+    t = torch.tensor([x], dtype=torch.float64)
+    torch.distributed.all_reduce(t)
+    return float(t)
+
+
+# ---- evaluation and metrics -----------------------------------------------------------------
+
+def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = None) -> dict[str, Any]:
+    """Held-out tasks (each environment's `eval_seeds`), one rollout each."""
+    result: dict[str, Any] = {}
+    all_rewards: list[float] = []
+    for k, env in enumerate(cfg.envs):
+        lo, hi = env.eval_seeds
+        n = min(cfg.rollout.eval_episodes, hi - lo)
+        trajs = rollout(policy, env, lo, n, 1, cfg, cfg.rollout.eval_temperature,
+                        sampling_seed=cfg.seed + 7919 * (k + 1))
+        rewards = [t.total_reward for t in trajs]
+        all_rewards += rewards
+        name = env.id.split("/")[-1]
+        ci = mean_ci(rewards)
+        result[f"eval/{name}/reward"] = ci["mean"]
+        result[f"eval/{name}/reward_lo"], result[f"eval/{name}/reward_hi"] = ci["lo"], ci["hi"]
+        result[f"eval/{name}/success"] = float(np.mean([t.success for t in trajs]))
+        if out_dir is not None:
+            write_trajectories(out_dir / f"eval_{name}_step{step}.jsonl", trajs)
+    result["eval/reward"] = float(np.mean(all_rewards))
+    result["_rewards"] = all_rewards
+    return result
+
+
+def rollout_metrics(trajs: list[Trajectory]) -> dict[str, float]:
+    out: dict[str, float] = {
+        "reward": float(np.mean([t.total_reward for t in trajs])),
+        "success": float(np.mean([t.success for t in trajs])),
+        "turns": float(np.mean([len(t.turns) for t in trajs])),
+        "action_tokens": float(np.mean([sum(len(x.action_token_ids) for x in t.turns) for t in trajs])),
+        "errors": float(sum(t.error is not None for t in trajs)),
+    }
+    components: dict[str, list[float]] = {}
+    for t in trajs:
+        totals: dict[str, float] = {}
+        for turn in t.turns:
+            for k, v in turn.reward_components.items():
+                totals[k] = totals.get(k, 0.0) + v
+        for k in totals:
+            components.setdefault(k, [])
+        for k in components:
+            components[k].append(totals.get(k, 0.0))
+    out.update({f"reward/{k}": float(np.mean(v)) for k, v in components.items()})
+    return out
+
+
+# ---- the run --------------------------------------------------------------------------------
+
+def make_rollout_policy(cfg: TrainConfig, model: Any, tokenizer: Any, path: str) -> Any:
+    """hf: an `HFPolicy` sharing the learner's module, so step 6 (sync) costs nothing; vllm: an
+    engine whose weights are pushed after each update."""
+    if cfg.model.backend == "vllm":
+        from envgym.agents.policies.vllm import VLLMPolicy
+        return VLLMPolicy(path, gpu_memory_utilization=cfg.model.vllm_gpu_memory_utilization,
+                          seed=cfg.seed)
+    from envgym.agents.policies.hf import HFPolicy
+    return HFPolicy(path, model=unwrap(model), tokenizer=tokenizer, seed=cfg.seed)
+
+
+def sync_weights(policy: Any, model: Any, cfg: TrainConfig) -> None:
+    if cfg.model.backend == "vllm":
+        policy.load_state_dict(unwrap(model).state_dict())
+    unwrap(model).eval()  # hf shares the module: nothing to copy
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def setup_distributed() -> None:
+    if "RANK" in os.environ and not torch.distributed.is_initialized():
+        backend = "nccl" if torch.cuda.is_available() else "gloo"
+        torch.distributed.init_process_group(backend)
+
+
+def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: Any = None,
+          model_path: str | None = None) -> dict[str, Any]:
+    """Run (or resume) the configured training; returns the final evaluation."""
+    setup_distributed()
+    rank, world = dist_info()
+    out = cfg.output_dir
+    ckpt_dir = out / "checkpoints"
+    seed_everything(cfg.seed + rank)
+    if model is None:
+        model, tokenizer, model_path = load_model(cfg.model, out, cfg.seed)
+    ref_model = copy.deepcopy(model).eval().requires_grad_(False) if cfg.ppo.kl_coef > 0 else None
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
+                                  lr=cfg.optim.lr, betas=cfg.optim.betas,
+                                  weight_decay=cfg.optim.weight_decay)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(cfg.optim, cfg.steps))
+    sampler = TaskSampler(cfg.envs, cfg.seed)
+    shuffle = torch.Generator().manual_seed(cfg.seed)
+    start = 0
+    if resume:
+        state = load_latest(ckpt_dir)
+        if state is None:
+            raise InvalidConfig(f"--resume: no checkpoint in {ckpt_dir}")
+        if state["config_digest"] != cfg.digest():
+            raise InvalidConfig("--resume: the config changed since the checkpoint "
+                                f"({state['config_digest']} != {cfg.digest()})")
+        unwrap(model).load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        sampler.cursor, start = state["cursor"], state["step"]
+        shuffle.set_state(state["shuffle"])
+        restore_rng(state["rng"][rank] if isinstance(state["rng"], list) else state["rng"])
+    if world > 1:
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    policy = make_rollout_policy(cfg, model, tokenizer, model_path)
+    logger = MetricsLogger(out, resume_step=start, tensorboard=cfg.log.tensorboard and rank == 0,
+                           wandb=cfg.log.wandb and rank == 0, wandb_project=cfg.log.wandb_project,
+                           config=cfg.model_dump(mode="json")) if rank == 0 else None
+    loss_agg = cfg.ppo.loss_agg
+    evals: dict[int, dict[str, Any]] = {}
+    if start == 0 and rank == 0:
+        evals[0] = evaluate(policy, cfg, 0, out)
+        logger.log(0, {k: v for k, v in evals[0].items() if not k.startswith("_")})
+    progress = _progress(cfg, start) if rank == 0 else None
+    for step in range(start + 1, cfg.steps + 1):
+        t0 = time.perf_counter()
+        # 1-2. sample tasks and roll out (each rank takes its share of the step's tasks)
+        trajs: list[Trajectory] = []
+        for k, first, n in sampler.next(step, cfg.rollout.tasks_per_step):
+            share = [first + j for j in range(n) if j % world == rank]
+            if share:
+                trajs += rollout(policy, cfg.envs[k], share[0], len(share), cfg.rollout.group_size,
+                                 cfg, cfg.rollout.temperature, sampling_seed=cfg.seed * 1_000_003 + step)
+        t_roll = time.perf_counter() - t0
+        # 3-4. credit (environment rewards, IG spans and judge scores are already in `trajs`)
+        credit = compute_credit(trajs, cfg.credit, cfg.credit_options, tokenizer=tokenizer,
+                                seed=cfg.seed + step)
+        how = loss_agg if loss_agg != "auto" else (credit.loss_agg or "token_mean")
+        # 5. update
+        model.train()
+        stats: dict[str, float] = {}
+        if credit.trajectories:
+            batch = build_batch(credit.trajectories, credit.advantages, credit.turn_mask,
+                                pad_id=tokenizer.pad_token_id or 0)
+            stats = ppo_update(model, ref_model, optimizer, batch, cfg, how, shuffle)
+        scheduler.step()
+        # 6. sync weights to the rollout backend
+        sync_weights(policy, model, cfg)
+        # 7. log
+        elapsed = time.perf_counter() - t0
+        n_tokens = sum(len(x.action_token_ids) + len(x.obs_token_ids) for t in trajs for x in t.turns)
+        metrics = {**rollout_metrics(trajs), **credit.stats, **stats,
+                   "lr": scheduler.get_last_lr()[0], "time/step_s": elapsed,
+                   "time/rollout_s": t_roll, "throughput/tokens_per_s": n_tokens / elapsed}
+        # 8. evaluate and checkpoint on schedule
+        if rank == 0 and ((cfg.eval_every and step % cfg.eval_every == 0) or step == cfg.steps):
+            evals[step] = evaluate(policy, cfg, step, out)
+            metrics.update({k: v for k, v in evals[step].items() if not k.startswith("_")})
+        if rank == 0:
+            logger.log(step, metrics)
+            progress.update(1, reward=metrics["reward"])
+        if (cfg.checkpoint_every and step % cfg.checkpoint_every == 0) or step == cfg.steps:
+            _checkpoint(ckpt_dir, step, model, optimizer, scheduler, sampler, shuffle, cfg)
+    if rank == 0:
+        progress.close()
+        logger.close()
+        unwrap(model).save_pretrained(out / "final")
+        tokenizer.save_pretrained(out / "final")
+    return {"evals": evals, "model": unwrap(model), "tokenizer": tokenizer, "policy": policy}
+
+
+def _checkpoint(ckpt_dir: Path, step: int, model: Any, optimizer: Any, scheduler: Any,
+                sampler: TaskSampler, shuffle: torch.Generator, cfg: TrainConfig) -> None:
+    from envgym.agents.checkpoint import rng_state
+
+    rank, world = dist_info()
+    rngs = [rng_state()]
+    if world > 1:  # every rank's RNG, gathered to rank 0
+        rngs = [None] * world
+        torch.distributed.all_gather_object(rngs, rng_state())
+    if rank == 0:
+        save_checkpoint(ckpt_dir, step, {
+            "model": unwrap(model).state_dict(), "optimizer": optimizer.state_dict(),
+            "scheduler": scheduler.state_dict(), "cursor": list(sampler.cursor),
+            "shuffle": shuffle.get_state(), "config_digest": cfg.digest(),
+            "rank_rng": rngs}, keep=cfg.keep_checkpoints)
+    if world > 1:
+        torch.distributed.barrier()
+
+
+class _progress:
+    """A rich progress bar over steps on stderr (a no-op when disabled)."""
+
+    def __init__(self, cfg: TrainConfig, start: int):
+        self.bar = None
+        if cfg.log.progress:
+            from rich.console import Console
+            from rich.progress import Progress, TextColumn
+            self.bar = Progress(*Progress.get_default_columns(), TextColumn("reward {task.fields[reward]:.3f}"),
+                                console=Console(stderr=True), transient=False)
+            self.task = self.bar.add_task("train", total=cfg.steps, completed=start, reward=0.0)
+            self.bar.start()
+
+    def update(self, n: int, **fields: float) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, advance=n, **fields)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m envgym.agents.trainer CONFIG [--resume]` (what torchrun launches)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    resume = "--resume" in args
+    paths = [a for a in args if a != "--resume"]
+    if len(paths) != 1:
+        raise SystemExit("usage: python -m envgym.agents.trainer CONFIG [--resume]")
+    train(load_config(paths[0]), resume=resume)
+
+
+if __name__ == "__main__":
+    main()
