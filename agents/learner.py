@@ -127,7 +127,7 @@ def build_batch(trajs: list[Trajectory], advantages: list[list[np.ndarray]] | No
             adv += [0.0] * len(turn.obs_token_ids) + list(map(float, a))
             lps += [0.0] * len(turn.obs_token_ids) + (list(turn.action_logprobs) or [0.0] * n)
         rows.append((ids, mask, adv, lps))
-    width = max(1, max(len(r[0]) for r in rows))
+    width = max([1] + [len(r[0]) for r in rows])
     if max_len is not None:
         width = min(width, max_len)
     out = [torch.zeros(len(rows), width, dtype=d) for d in

@@ -109,25 +109,22 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
     ppo, device = cfg.ppo, next(model.parameters()).device
     temperature = cfg.rollout.temperature
     with torch.no_grad():  # the old policy's log-probs, recomputed by the learner itself
-        old = torch.cat([token_logprobs(model, batch.select(list(range(i, min(i + 8, len(batch)))))
-                                        .to(device), temperature)[0].cpu()
-                         for i in range(0, len(batch), 8)])
-        ref = None
-        if ref_model is not None:
-            ref = torch.cat([token_logprobs(ref_model, batch.select(list(range(i, min(i + 8, len(batch)))))
-                                            .to(device), temperature)[0].cpu()
-                             for i in range(0, len(batch), 8)])
+        old = _logprobs_in_chunks(model, batch, temperature, device)
+        ref = _logprobs_in_chunks(ref_model, batch, temperature, device) if ref_model else None
     sums: dict[str, float] = {"loss": 0.0, "clip_frac": 0.0, "entropy": 0.0, "kl": 0.0,
                               "grad_norm": 0.0}
     tokens_seen, updates = 0.0, 0
     _, world = dist_info()
     for _ in range(ppo.epochs):
         order = torch.randperm(len(batch), generator=generator)
-        for mb in order.chunk(ppo.minibatches):
+        for mb in torch.tensor_split(order, ppo.minibatches):  # always `minibatches` parts
             mask_all = batch.loss_mask[mb]
             denom = float(mask_all.sum() if loss_agg == "token_mean" else len(mb))
             denom = _global_sum(denom) / world  # DDP averages gradients over ranks
-            for micro in mb.chunk(cfg.optim.grad_accum):
+            for micro in torch.tensor_split(mb, cfg.optim.grad_accum):
+                if len(micro) == 0:  # keep DDP ranks in lockstep: a zero gradient
+                    sum(p.sum() for p in model.parameters() if p.requires_grad).mul(0).backward()
+                    continue
                 part = batch.select(micro).to(device)
                 logp, ent = token_logprobs(model, part, temperature, with_entropy=True)
                 m = part.loss_mask
@@ -151,11 +148,18 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
             optimizer.zero_grad(set_to_none=True)
             updates += 1
     n_tok = max(tokens_seen, 1.0)
+    drift = ((batch.sample_logprobs - old).abs() * batch.loss_mask).sum() / batch.loss_mask.sum().clamp(min=1)
     return {"loss": sums["loss"] / updates, "clip_frac": sums["clip_frac"] / n_tok,
             "entropy": sums["entropy"] / n_tok, "kl": sums["kl"] / n_tok,
             "grad_norm": sums["grad_norm"] / updates,
-            "logprob_drift": float(((batch.sample_logprobs - old).abs() * batch.loss_mask).sum()
-                                   / batch.loss_mask.sum().clamp(min=1))}
+            "logprob_drift": float(drift)}
+
+
+def _logprobs_in_chunks(model: Any, batch: TokenBatch, temperature: float, device: Any,
+                        size: int = 8) -> torch.Tensor:
+    parts = [token_logprobs(model, batch.select(list(range(i, min(i + size, len(batch)))))
+                            .to(device), temperature)[0].cpu() for i in range(0, len(batch), size)]
+    return torch.cat(parts) if parts else torch.zeros_like(batch.advantages)
 
 
 def _global_sum(x: float) -> float:
@@ -274,7 +278,7 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         scheduler.load_state_dict(state["scheduler"])
         sampler.cursor, start = state["cursor"], state["step"]
         shuffle.set_state(state["shuffle"])
-        restore_rng(state["rng"][rank] if isinstance(state["rng"], list) else state["rng"])
+        restore_rng(state["rank_rng"][rank] if len(state["rank_rng"]) == world else state["rng"])
     if world > 1:
         model = torch.nn.parallel.DistributedDataParallel(model)
     policy = make_rollout_policy(cfg, model, tokenizer, model_path)
@@ -303,11 +307,9 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         how = loss_agg if loss_agg != "auto" else (credit.loss_agg or "token_mean")
         # 5. update
         model.train()
-        stats: dict[str, float] = {}
-        if credit.trajectories:
-            batch = build_batch(credit.trajectories, credit.advantages, credit.turn_mask,
-                                pad_id=tokenizer.pad_token_id or 0)
-            stats = ppo_update(model, ref_model, optimizer, batch, cfg, how, shuffle)
+        batch = build_batch(credit.trajectories, credit.advantages or [], credit.turn_mask,
+                            pad_id=tokenizer.pad_token_id or 0)
+        stats = ppo_update(model, ref_model, optimizer, batch, cfg, how, shuffle)
         scheduler.step()
         # 6. sync weights to the rollout backend
         sync_weights(policy, model, cfg)
