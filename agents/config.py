@@ -33,6 +33,9 @@ class _Strict(BaseModel):
 class ModelConfig(_Strict):
     policy: str = "tiny"
     """`tiny` (build the offline tiny model into the run dir), a local path or a Hub name."""
+    tiny_hidden_size: int = Field(192, ge=8)
+    tiny_layers: int = Field(4, ge=1)
+    """Size of the `tiny` model (ignored for other policies)."""
     backend: Literal["hf", "vllm"] = "hf"
     """Rollout backend: transformers in-process (shares the learner's weights) or vLLM."""
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"

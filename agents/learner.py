@@ -34,7 +34,8 @@ def load_model(cfg: ModelConfig, run_dir: Path, seed: int = 0) -> tuple[Any, Any
         path = str(run_dir / "tiny-model")
         if not (Path(path) / "config.json").is_file():
             from envgym.agents.tiny import build_tiny_model
-            build_tiny_model(path, seed=seed)
+            build_tiny_model(path, seed=seed, hidden_size=cfg.tiny_hidden_size,
+                             layers=cfg.tiny_layers)
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, cfg.dtype))
     if cfg.gradient_checkpointing:

@@ -75,6 +75,32 @@ def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_si
                    sampling=sampling, progress=False)
 
 
+def attach_ig(trajs: list[Trajectory], scorer: Any, seed: int = 0) -> int:
+    """Step 3, batch-level rewards: fill the value of every `query` span that the environment
+    left empty with IG-Search's information gain, scored by the policy (the batch-wide
+    counterfactual pool is why this cannot happen inside `step()`). Returns spans filled."""
+    todo = [t for t in trajs if t.outcome.get("golden_answers") and any(
+        s.kind == "query" and s.value is None for turn in t.turns for s in turn.spans)]
+    if not todo:
+        return 0
+    from envgym.environments.search.ig import IGRollout, information_gain
+
+    def text(messages: list[dict[str, Any]]) -> str:
+        return "".join(m.get("content", "") for m in messages)
+
+    rollouts = [IGRollout.from_steps(text(t.turns[0].observation), [x.action for x in t.turns],
+                                     [text(x.observation) for x in t.turns[1:]],
+                                     t.outcome["golden_answers"]) for t in todo]
+    filled = 0
+    for traj, result in zip(todo, information_gain(rollouts, scorer, seed=seed)):
+        for row in result["steps"]:
+            spans = [s for s in traj.turns[row["turn"]].spans if s.kind == "query" and s.value is None]
+            if row["ig"] is not None and spans:
+                spans[0].value = float(row["ig"])
+                filled += 1
+    return filled
+
+
 # ---- the update -----------------------------------------------------------------------------
 
 def ppo_loss(logp: torch.Tensor, old: torch.Tensor, adv: torch.Tensor, mask: torch.Tensor,
@@ -301,7 +327,10 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
                 trajs += rollout(policy, cfg.envs[k], share[0], len(share), cfg.rollout.group_size,
                                  cfg, cfg.rollout.temperature, sampling_seed=cfg.seed * 1_000_003 + step)
         t_roll = time.perf_counter() - t0
-        # 3-4. credit (environment rewards, IG spans and judge scores are already in `trajs`)
+        # 3. batch-level rewards (judge scores come from the environments' own steps)
+        if "ig" in cfg.credit:
+            attach_ig(trajs, policy, seed=cfg.seed + step)
+        # 4. credit
         credit = compute_credit(trajs, cfg.credit, cfg.credit_options, tokenizer=tokenizer,
                                 seed=cfg.seed + step)
         how = loss_agg if loss_agg != "auto" else (credit.loss_agg or "token_mean")
