@@ -33,27 +33,27 @@ DEMO_ENV_KWARGS = {"series_length": 512, "sketch_points": 8, "zoom_points": 8, "
                    "tool_format": "tag"}
 
 
-def demo_config(out: Path, *, steps: int = 12, eval_episodes: int = 96,
-                sft_episodes: int = 192) -> dict[str, Any]:
+def demo_config(out: Path, *, steps: int = 20, eval_episodes: int = 96,
+                sft_episodes: int = 192, sft_epochs: int = 12) -> dict[str, Any]:
     """The demo's training config (also shipped as `agents/configs/demo_cpu.toml`)."""
     return {
         "seed": 0, "output_dir": str(out / "rl"), "steps": steps, "checkpoint_every": 0,
-        "model": {"policy": "tiny"},
+        "model": {"policy": "tiny", "tiny_hidden_size": 96, "tiny_layers": 2},
         "envs": [{"id": DEMO_ENV, "kwargs": DEMO_ENV_KWARGS, "train_seeds": [0, 100_000],
                   "eval_seeds": [1_000_000, 1_000_000 + eval_episodes]}],
         "rollout": {"group_size": 8, "tasks_per_step": 6, "max_turns": 4, "max_tokens": 40,
                     "temperature": 1.0, "eval_temperature": 1.0, "eval_episodes": eval_episodes},
         "credit": ["turn", "filter"], "credit_options": {"turn": {"gamma": 1.0}},
         "ppo": {"clip_low": 0.2, "clip_high": 0.28, "epochs": 1, "minibatches": 2},
-        "optim": {"lr": 2e-4, "max_grad_norm": 1.0},
+        "optim": {"lr": 5e-4, "max_grad_norm": 1.0},
         "sft": {"scripted": {"oracle": 0.5, "random": 0.5}, "episodes": sft_episodes,
-                "epochs": 2, "batch_size": 16, "lr": 2e-3},
+                "epochs": sft_epochs, "batch_size": 16, "lr": 5e-3},
         "log": {"tensorboard": False, "progress": True},
     }
 
 
-def demo(out: Path = Path("demo_out"), *, steps: int = 12, eval_episodes: int = 96,
-         sft_episodes: int = 192, threads: int = 2) -> dict[str, Any]:
+def demo(out: Path = Path("demo_out"), *, steps: int = 20, eval_episodes: int = 96,
+         sft_episodes: int = 192, sft_epochs: int = 12, threads: int = 2) -> dict[str, Any]:
     """Run the demo; return the report (also written to `out/metrics.json`)."""
     from envgym.agents.learner import load_model
     from envgym.agents.policies.hf import HFPolicy
@@ -65,7 +65,7 @@ def demo(out: Path = Path("demo_out"), *, steps: int = 12, eval_episodes: int = 
     torch.manual_seed(0)
     out.mkdir(parents=True, exist_ok=True)
     cfg = load_config(demo_config(out, steps=steps, eval_episodes=eval_episodes,
-                                  sft_episodes=sft_episodes))
+                                  sft_episodes=sft_episodes, sft_epochs=sft_epochs))
     env = cfg.envs[0]
     t0 = time.perf_counter()
     model, tokenizer, path = load_model(cfg.model, out, cfg.seed)                 # 1

@@ -47,7 +47,7 @@ def test_killed_run_resumes_exactly(tmp_path, small_model):
     assert a.keys() == b.keys() and all((a[k] == b[k]).all() for k in a)
     records = [json.loads(x) for x in (tmp_path / "full/metrics.jsonl").read_text().splitlines()]
     for key in ("reward", "adv/std", "clip_frac", "entropy", "kl", "throughput/tokens_per_s",
-                "filter/dropped_groups" if False else "credit/trajectories"):
+                "credit/trajectories"):
         assert key in records[1]
     assert "eval/reward" in records[0] and "eval/reward" in records[-1]
     assert list((tmp_path / "full/tb").iterdir()), "TensorBoard events are written"
@@ -72,3 +72,17 @@ def test_two_gloo_processes_train_with_ddp(tmp_path, small_model):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert _steps(tmp_path / "ddp") == [0, 1, 2]
     assert (tmp_path / "ddp/final/model.safetensors").exists()
+
+
+def test_lora_trains_only_the_adapters(tmp_path, small_model):
+    pytest.importorskip("peft")
+    from envgym.agents.config import load_config
+    from envgym.agents.trainer import train
+
+    cfg = load_config(write_config(tmp_path / "lora.toml", small_model, tmp_path / "lora",
+                                   steps=1, checkpoint_every=0))
+    cfg.model.policy, cfg.model.lora_rank = str(small_model), 2
+    result = train(cfg)
+    trainable = [n for n, p in result["model"].named_parameters() if p.requires_grad]
+    assert trainable and all("lora_" in n for n in trainable)
+    assert (tmp_path / "lora/final/adapter_config.json").exists()
