@@ -1,5 +1,10 @@
 """The bwrap sandbox's pid 1: a tiny C supervisor that runs the program and reports on it.
 
+The subprocess backend runs it too (not as pid 1), for the same exact report: a program
+forked straight from a large Python host inherits the host's peak RSS in `ru_maxrss`
+(Linux records the pre-exec high-water mark), so a 10 MB program forked from a 700 MB test
+process looked like a memory-limit breach.
+
 Why: bwrap's own exit status folds a signal into 128 + N (a program that calls `exit(139)`
 looks like a segfault) and the rusage the host gets from `wait4(bwrap)` is that of bwrap's
 monitor, not of the program. So bwrap runs this init instead (`--as-pid-1`); it forks and
@@ -64,6 +69,10 @@ int main(int argc, char **argv) {
   sa.sa_handler = on_alarm; /* no SA_RESTART: the alarm interrupts wait4 */
   sigaction(SIGALRM, &sa, NULL);
   long long deadline = now_us() + wall_ms * 1000;
+  /* as a namespace's pid 1 (bwrap) a timeout kills everything inside; as a plain child
+     (the subprocess backend) only the program: kill(-1) would reach all of the uid's
+     processes, and the host kills the rest of the session's group afterwards */
+  int ns_init = getpid() == 1;
   pid_t pid = fork();
   if (pid < 0) { perror("envgym-init: fork"); return 125; }
   if (pid == 0) {
@@ -79,7 +88,7 @@ int main(int argc, char **argv) {
     if (errno != EINTR) return 125;
     long long left = deadline - now_us();
     if (timed_out) continue;
-    if (left <= 0) { timed_out = 1; kill(-1, SIGKILL); continue; }
+    if (left <= 0) { timed_out = 1; kill(ns_init ? -1 : pid, SIGKILL); continue; }
     /* a SIGALRM the program sent early: re-arm for the time that is really left */
     struct itimerval again = {{0, 0}, {left / 1000000, left % 1000000}};
     setitimer(ITIMER_REAL, &again, NULL);
@@ -100,9 +109,9 @@ _REPORT = re.compile(rb"\Aenvgym-init (\d+) ([01]) (\d+) (\d+)\n\Z")
 _lock = threading.Lock()
 
 
-def command(report_fd: int, wall_s: float, argv: list[str]) -> list[str]:
-    """The command bwrap runs: the init, then the program's own command line."""
-    return [PATH_INSIDE, str(report_fd), str(max(1, round(wall_s * 1000))), *argv]
+def command(report_fd: int, wall_s: float, argv: list[str], init: str = PATH_INSIDE) -> list[str]:
+    """The init (at its path inside bwrap by default), then the program's command line."""
+    return [init, str(report_fd), str(max(1, round(wall_s * 1000))), *argv]
 
 
 def read_report(fd: int) -> bytes:

@@ -18,7 +18,10 @@ from typing import Any
 from .. import toolchain
 from .._supervise import supervise
 from ..uids import clear_uid
+from . import bwrap_init
 from .base import Backend, Spawn
+
+_BACKSTOP_S = 0.5  # the init enforces the wall clock; the host kills only if that failed
 
 log = logging.getLogger("envgym.sandbox")
 
@@ -37,6 +40,9 @@ class SubprocessBackend(Backend):
     isolated = False
 
     def __init__(self, *, warn: bool = True) -> None:
+        # the same tiny C supervisor as bwrap's pid 1: exact wait status, CPU time and the
+        # program's own peak RSS (see bwrap_init for why a direct child's RSS is wrong)
+        self.init = bwrap_init.binary()
         if warn:
             log.warning(NOT_ISOLATED)
             warnings.warn(NOT_ISOLATED, SandboxNotIsolatedWarning, stacklevel=3)
@@ -49,10 +55,26 @@ class SubprocessBackend(Backend):
         if job.uid is None and "NPROC" in rlimits:
             # Without a private uid the count includes every process this user already has.
             rlimits["NPROC"] += _processes_of(os.getuid())
-        return supervise(job.argv, stdin=job.stdin, cwd=job.run_dir,
-                         env=toolchain.sandbox_env(job.run_dir, job.run_dir), rlimits=rlimits,
-                         wall_s=job.wall_s, stdout_cap=job.stdout_cap,
-                         stderr_cap=job.stderr_cap, user=job.uid, group=job.uid)
+        read_end, write_end = os.pipe()
+        try:
+            raw = supervise(bwrap_init.command(write_end, job.wall_s, job.argv, self.init),
+                            stdin=job.stdin, cwd=job.run_dir,
+                            env=toolchain.sandbox_env(job.run_dir, job.run_dir), rlimits=rlimits,
+                            wall_s=job.wall_s + _BACKSTOP_S, stdout_cap=job.stdout_cap,
+                            stderr_cap=job.stderr_cap, user=job.uid, group=job.uid,
+                            pass_fds=(write_end,))
+            os.close(write_end)
+            write_end = -1
+            report = bwrap_init.read_report(read_end)
+            if not report and not raw.get("spawn_error"):
+                # same uid, no namespace: the program may kill its supervisor. Keep the host's
+                # view of the exit, without the RSS the init inherited from this process.
+                return {**raw, "memory_kb": 0}
+            return bwrap_init.apply_report(raw, report)
+        finally:
+            os.close(read_end)
+            if write_end >= 0:
+                os.close(write_end)
 
     def _after_run(self, uid: int | None) -> None:
         if uid is not None:

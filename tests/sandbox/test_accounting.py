@@ -105,3 +105,13 @@ def test_well_formed_report_decodes_the_wait_status():
         None, 11, 0.25, 204800)
     out = bwrap_init.apply_report(raw, b"envgym-init 768 1 5 6\n")  # 768 = exit(3) << 8
     assert (out["exit_code"], out["signal"], out["timed_out"]) == (3, None, True)
+
+
+@pytest.mark.parametrize("backend_name", ["bwrap", "subprocess"])
+def test_peak_memory_is_the_programs_not_a_large_hosts(backend_name):
+    """A program forked from a big host process must not inherit the host's peak RSS
+    (CI's pytest process holds models): that once turned every run into an MLE."""
+    ballast = bytearray(b"\x01") * (700 << 20)  # 700 MB resident in this process
+    ex = run("print(1)", "python", backend=backend_name)
+    assert ex.verdict is Verdict.AC and 0 < ex.memory_kb < 200_000, ex
+    del ballast
