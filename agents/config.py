@@ -78,6 +78,9 @@ class RolloutConfig(_Strict):
     top_p: float = Field(1.0, gt=0, le=1)
     eval_temperature: float = Field(0.0, ge=0)
     eval_episodes: int = Field(64, ge=1)
+    deterministic: bool = False
+    """Run episodes one at a time: the engine batches prompts in arrival order, which varies
+    between runs; this makes rollouts bit-reproducible (slow; for tests and debugging)."""
 
 
 class PPOConfig(_Strict):

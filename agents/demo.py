@@ -78,7 +78,8 @@ def demo(out: Path = Path("demo_out"), *, steps: int = 20, eval_episodes: int = 
                      lr=cfg.sft.lr, seed=cfg.seed, pad_id=tokenizer.pad_token_id or 0)
     t_sft = time.perf_counter() - t0
     before = evaluate(policy, cfg, 0, out)                                        # 3
-    result = train(cfg, model=model, tokenizer=tokenizer, model_path=path)       # 4, 5
+    result = train(cfg, model=model, tokenizer=tokenizer, model_path=path,        # 4, 5
+                   eval_at_start=False)
     after = result["evals"][cfg.steps]
     ci_before, ci_after = mean_ci(before["_rewards"]), mean_ci(after["_rewards"])
     records = read_metrics(cfg.output_dir / "metrics.jsonl")

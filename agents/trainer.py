@@ -72,7 +72,8 @@ def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_si
                               top_p=cfg.rollout.top_p, seed=sampling_seed)
     return collect(env.id, policy, episodes=n_tasks, group_size=group_size, seed=first_seed,
                    env_kwargs={"max_turns": cfg.rollout.max_turns, **env.kwargs},
-                   sampling=sampling, progress=False)
+                   sampling=sampling, progress=False,
+                   **({"concurrency": 1} if cfg.rollout.deterministic else {}))
 
 
 def attach_ig(trajs: list[Trajectory], scorer: Any, seed: int = 0) -> int:
@@ -229,16 +230,13 @@ def rollout_metrics(trajs: list[Trajectory]) -> dict[str, float]:
         "action_tokens": float(np.mean([sum(len(x.action_token_ids) for x in t.turns) for t in trajs])),
         "errors": float(sum(t.error is not None for t in trajs)),
     }
-    components: dict[str, list[float]] = {}
-    for t in trajs:
-        totals: dict[str, float] = {}
+    totals = [{} for _ in trajs]
+    for total, t in zip(totals, trajs):
         for turn in t.turns:
             for k, v in turn.reward_components.items():
-                totals[k] = totals.get(k, 0.0) + v
-        for k in totals:
-            components.setdefault(k, [])
-        for k in components:
-            components[k].append(totals.get(k, 0.0))
+                total[k] = total.get(k, 0.0) + v
+    keys = sorted({k for total in totals for k in total})
+    components = {k: [total.get(k, 0.0) for total in totals] for k in keys}
     out.update({f"reward/{k}": float(np.mean(v)) for k, v in components.items()})
     return out
 
@@ -275,8 +273,8 @@ def setup_distributed() -> None:
 
 
 def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: Any = None,
-          model_path: str | None = None) -> dict[str, Any]:
-    """Run (or resume) the configured training; returns the final evaluation."""
+          model_path: str | None = None, eval_at_start: bool = True) -> dict[str, Any]:
+    """Run (or resume) the configured training; returns the evaluations, model and policy."""
     setup_distributed()
     rank, world = dist_info()
     out = cfg.output_dir
@@ -313,7 +311,7 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
                            config=cfg.model_dump(mode="json")) if rank == 0 else None
     loss_agg = cfg.ppo.loss_agg
     evals: dict[int, dict[str, Any]] = {}
-    if start == 0 and rank == 0:
+    if start == 0 and rank == 0 and eval_at_start:
         evals[0] = evaluate(policy, cfg, 0, out)
         logger.log(0, {k: v for k, v in evals[0].items() if not k.startswith("_")})
     progress = _progress(cfg, start) if rank == 0 else None

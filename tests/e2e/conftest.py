@@ -39,6 +39,7 @@ tasks_per_step = 2
 max_turns = 2
 max_tokens = 6
 eval_episodes = 2
+deterministic = true
 [optim]
 lr = 1e-3
 [log]

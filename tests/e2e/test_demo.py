@@ -25,6 +25,6 @@ def test_reduced_demo_writes_the_report(tmp_path, capsys):
 @pytest.mark.slow
 def test_full_demo_improves_with_non_overlapping_intervals(tmp_path):
     report = demo(tmp_path)
-    assert report["improved"], report["reward_sft"], report["reward_rl"]
+    assert report["improved"], (report["reward_sft"], report["reward_rl"])
     assert report["reward_rl"]["lo"] > report["reward_sft"]["hi"]
     assert report["seconds"]["total"] < 600

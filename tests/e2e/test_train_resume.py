@@ -42,6 +42,7 @@ def test_killed_run_resumes_exactly(tmp_path, small_model):
     resumed = _train(killed, "--resume")
     assert resumed.wait(timeout=300) == 0, resumed.stdout.read()
     assert _steps(tmp_path / "killed") == [0, 1, 2, 3, 4]  # no step lost or repeated
+    # and bit-identical to the uninterrupted run
     a = load_file(tmp_path / "full/final/model.safetensors")
     b = load_file(tmp_path / "killed/final/model.safetensors")
     assert a.keys() == b.keys() and all((a[k] == b[k]).all() for k in a)
