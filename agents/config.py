@@ -78,6 +78,8 @@ class RolloutConfig(_Strict):
     top_p: float = Field(1.0, gt=0, le=1)
     eval_temperature: float = Field(0.0, ge=0)
     eval_episodes: int = Field(64, ge=1)
+    branch_k: int = Field(0, ge=0)
+    """SLATE: k one-turn siblings branched at a random turn of each rollout (0: off)."""
     deterministic: bool = False
     """Run episodes one at a time: the engine batches prompts in arrival order, which varies
     between runs; this makes rollouts bit-reproducible (slow; for tests and debugging)."""
@@ -153,6 +155,8 @@ class TrainConfig(_Strict):
     @model_validator(mode="after")
     def _credit_options(self) -> TrainConfig:
         validate_chain(self.credit, self.credit_options)
+        if "slate" in self.credit and self.rollout.branch_k < 2:
+            raise ValueError("rollout.branch_k must be >= 2 for the `slate` credit (SLATE uses 5)")
         unused = set(self.credit_options) - set(self.credit)
         if unused:
             raise ValueError(f"credit_options for {sorted(unused)}, which are not in the chain")

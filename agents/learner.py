@@ -19,7 +19,7 @@ from envgym.agents.config import ModelConfig, OptimConfig
 from envgym.errors import DependencyNotInstalled, InvalidConfig
 from envgym.trajectory import Trajectory
 
-__all__ = ["TokenBatch", "build_batch", "dist_info", "load_model", "lr_lambda",
+__all__ = ["TokenBatch", "attach_ig", "build_batch", "dist_info", "load_model", "lr_lambda",
            "token_logprobs", "unwrap"]
 
 
@@ -156,3 +156,31 @@ def token_logprobs(model: Any, batch: TokenBatch, temperature: float = 1.0,
     if with_entropy:
         entropy = F.pad(-(logp_all.exp() * logp_all).sum(-1), (1, 0))
     return F.pad(picked, (1, 0)), entropy
+
+
+# ---- batch-level rewards ----------------------------------------------------------------------
+
+def attach_ig(trajs: list[Trajectory], scorer: Any, seed: int = 0) -> int:
+    """Step 3, batch-level rewards: fill the value of every `query` span that the environment
+    left empty with IG-Search's information gain, scored by the policy (the batch-wide
+    counterfactual pool is why this cannot happen inside `step()`). Returns spans filled."""
+    todo = [t for t in trajs if t.outcome.get("golden_answers") and any(
+        s.kind == "query" and s.value is None for turn in t.turns for s in turn.spans)]
+    if not todo:
+        return 0
+    from envgym.environments.search.ig import IGRollout, information_gain
+
+    def text(messages: list[dict[str, Any]]) -> str:
+        return "".join(m.get("content", "") for m in messages)
+
+    rollouts = [IGRollout.from_steps(text(t.turns[0].observation), [x.action for x in t.turns],
+                                     [text(x.observation) for x in t.turns[1:]],
+                                     t.outcome["golden_answers"]) for t in todo]
+    filled = 0
+    for traj, result in zip(todo, information_gain(rollouts, scorer, seed=seed)):
+        for row in result["steps"]:
+            spans = [s for s in traj.turns[row["turn"]].spans if s.kind == "query" and s.value is None]
+            if row["ig"] is not None and spans:
+                spans[0].value = float(row["ig"])
+                filled += 1
+    return filled

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MetricsLogger", "mean_ci", "plot_curve", "read_metrics"]
+__all__ = ["MetricsLogger", "Progress", "mean_ci", "plot_curve", "read_metrics", "rollout_metrics"]
 
 
 def mean_ci(values: list[float], z: float = 1.96) -> dict[str, float]:
@@ -102,3 +102,44 @@ def plot_curve(records: list[dict[str, Any]], key: str, out: Path, *, title: str
     fig.savefig(out, dpi=100)
     plt.close(fig)
     return out
+
+
+def rollout_metrics(trajs: list[Any]) -> dict[str, float]:
+    out: dict[str, float] = {
+        "reward": float(np.mean([t.total_reward for t in trajs])),
+        "success": float(np.mean([t.success for t in trajs])),
+        "turns": float(np.mean([len(t.turns) for t in trajs])),
+        "action_tokens": float(np.mean([sum(len(x.action_token_ids) for x in t.turns) for t in trajs])),
+        "errors": float(sum(t.error is not None for t in trajs)),
+    }
+    totals = [{} for _ in trajs]
+    for total, t in zip(totals, trajs):
+        for turn in t.turns:
+            for k, v in turn.reward_components.items():
+                total[k] = total.get(k, 0.0) + v
+    keys = sorted({k for total in totals for k in total})
+    components = {k: [total.get(k, 0.0) for total in totals] for k in keys}
+    out.update({f"reward/{k}": float(np.mean(v)) for k, v in components.items()})
+    return out
+
+
+class Progress:
+    """A rich progress bar over steps on stderr (a no-op when disabled)."""
+
+    def __init__(self, total: int, start: int, enabled: bool = True):
+        self.bar = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import Progress, TextColumn
+            self.bar = Progress(*Progress.get_default_columns(), TextColumn("reward {task.fields[reward]:.3f}"),
+                                console=Console(stderr=True), transient=False)
+            self.task = self.bar.add_task("train", total=total, completed=start, reward=0.0)
+            self.bar.start()
+
+    def update(self, n: int, **fields: float) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, advance=n, **fields)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()

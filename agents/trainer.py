@@ -29,9 +29,9 @@ import torch
 from envgym.agents.checkpoint import load_latest, restore_rng, save_checkpoint
 from envgym.agents.config import EnvConfig, TrainConfig, load_config
 from envgym.agents.credit import compute_credit
-from envgym.agents.learner import (TokenBatch, build_batch, dist_info, load_model, lr_lambda,
-                                   token_logprobs, unwrap)
-from envgym.agents.report import MetricsLogger, mean_ci
+from envgym.agents.learner import (TokenBatch, attach_ig, build_batch, dist_info, load_model,
+                                   lr_lambda, token_logprobs, unwrap)
+from envgym.agents.report import MetricsLogger, Progress, mean_ci, rollout_metrics
 from envgym.errors import InvalidConfig
 from envgym.trajectory import Trajectory, write_trajectories
 
@@ -70,36 +70,30 @@ def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_si
 
     sampling = SamplingParams(max_tokens=cfg.rollout.max_tokens, temperature=temperature,
                               top_p=cfg.rollout.top_p, seed=sampling_seed)
-    return collect(env.id, policy, episodes=n_tasks, group_size=group_size, seed=first_seed,
-                   env_kwargs={"max_turns": cfg.rollout.max_turns, **env.kwargs},
-                   sampling=sampling, progress=False,
-                   **({"concurrency": 1} if cfg.rollout.deterministic else {}))
+    kwargs = {"max_turns": cfg.rollout.max_turns, **env.kwargs}
+    trajs = collect(env.id, policy, episodes=n_tasks, group_size=group_size, seed=first_seed,
+                    env_kwargs=kwargs, sampling=sampling, progress=False,
+                    **({"concurrency": 1} if cfg.rollout.deterministic else {}))
+    return branch_siblings(trajs, policy, env.id, kwargs, cfg.rollout.branch_k, sampling) \
+        if cfg.rollout.branch_k and group_size > 1 else trajs
 
 
-def attach_ig(trajs: list[Trajectory], scorer: Any, seed: int = 0) -> int:
-    """Step 3, batch-level rewards: fill the value of every `query` span that the environment
-    left empty with IG-Search's information gain, scored by the policy (the batch-wide
-    counterfactual pool is why this cannot happen inside `step()`). Returns spans filled."""
-    todo = [t for t in trajs if t.outcome.get("golden_answers") and any(
-        s.kind == "query" and s.value is None for turn in t.turns for s in turn.spans)]
-    if not todo:
-        return 0
-    from envgym.environments.search.ig import IGRollout, information_gain
+def branch_siblings(trajs: list[Trajectory], policy: Any, env_id: str, env_kwargs: dict[str, Any],
+                    k: int, sampling: Any) -> list[Trajectory]:
+    """SLATE's truncated sampling: k siblings from one random turn of each rollout, all
+    variation in that one decision (`meta["branch_id"]` names the sibling set)."""
+    import envgym
+    from envgym.rollout import branch
 
-    def text(messages: list[dict[str, Any]]) -> str:
-        return "".join(m.get("content", "") for m in messages)
-
-    rollouts = [IGRollout.from_steps(text(t.turns[0].observation), [x.action for x in t.turns],
-                                     [text(x.observation) for x in t.turns[1:]],
-                                     t.outcome["golden_answers"]) for t in todo]
-    filled = 0
-    for traj, result in zip(todo, information_gain(rollouts, scorer, seed=seed)):
-        for row in result["steps"]:
-            spans = [s for s in traj.turns[row["turn"]].spans if s.kind == "query" and s.value is None]
-            if row["ig"] is not None and spans:
-                spans[0].value = float(row["ig"])
-                filled += 1
-    return filled
+    rng = np.random.default_rng(sampling.seed)
+    env, out = envgym.make(env_id, **env_kwargs), []
+    for n, traj in enumerate(t for t in trajs if t.turns and t.error is None):
+        turn = int(rng.integers(len(traj.turns)))
+        for sib in branch(env, traj, turn, k, policy, sampling=sampling.with_seed(sampling.seed + n)):
+            sib.meta["branch_id"] = f"{traj.group_id}/{traj.meta.get('member')}/{turn}"
+            out.append(sib)
+    env.close()
+    return out
 
 
 # ---- the update -----------------------------------------------------------------------------
@@ -222,25 +216,6 @@ def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = No
     return result
 
 
-def rollout_metrics(trajs: list[Trajectory]) -> dict[str, float]:
-    out: dict[str, float] = {
-        "reward": float(np.mean([t.total_reward for t in trajs])),
-        "success": float(np.mean([t.success for t in trajs])),
-        "turns": float(np.mean([len(t.turns) for t in trajs])),
-        "action_tokens": float(np.mean([sum(len(x.action_token_ids) for x in t.turns) for t in trajs])),
-        "errors": float(sum(t.error is not None for t in trajs)),
-    }
-    totals = [{} for _ in trajs]
-    for total, t in zip(totals, trajs):
-        for turn in t.turns:
-            for k, v in turn.reward_components.items():
-                total[k] = total.get(k, 0.0) + v
-    keys = sorted({k for total in totals for k in total})
-    components = {k: [total.get(k, 0.0) for total in totals] for k in keys}
-    out.update({f"reward/{k}": float(np.mean(v)) for k, v in components.items()})
-    return out
-
-
 # ---- the run --------------------------------------------------------------------------------
 
 def make_rollout_policy(cfg: TrainConfig, model: Any, tokenizer: Any, path: str) -> Any:
@@ -314,7 +289,7 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
     if start == 0 and rank == 0 and eval_at_start:
         evals[0] = evaluate(policy, cfg, 0, out)
         logger.log(0, {k: v for k, v in evals[0].items() if not k.startswith("_")})
-    progress = _progress(cfg, start) if rank == 0 else None
+    progress = Progress(cfg.steps, start, cfg.log.progress) if rank == 0 else None
     for step in range(start + 1, cfg.steps + 1):
         t0 = time.perf_counter()
         # 1-2. sample tasks and roll out (each rank takes its share of the step's tasks)
@@ -380,28 +355,6 @@ def _checkpoint(ckpt_dir: Path, step: int, model: Any, optimizer: Any, scheduler
             "rank_rng": rngs}, keep=cfg.keep_checkpoints)
     if world > 1:
         torch.distributed.barrier()
-
-
-class _progress:
-    """A rich progress bar over steps on stderr (a no-op when disabled)."""
-
-    def __init__(self, cfg: TrainConfig, start: int):
-        self.bar = None
-        if cfg.log.progress:
-            from rich.console import Console
-            from rich.progress import Progress, TextColumn
-            self.bar = Progress(*Progress.get_default_columns(), TextColumn("reward {task.fields[reward]:.3f}"),
-                                console=Console(stderr=True), transient=False)
-            self.task = self.bar.add_task("train", total=cfg.steps, completed=start, reward=0.0)
-            self.bar.start()
-
-    def update(self, n: int, **fields: float) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, advance=n, **fields)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -87,3 +87,28 @@ def test_lora_trains_only_the_adapters(tmp_path, small_model):
     trainable = [n for n, p in result["model"].named_parameters() if p.requires_grad]
     assert trainable and all("lora_" in n for n in trainable)
     assert (tmp_path / "lora/final/adapter_config.json").exists()
+
+
+@pytest.mark.parametrize("chain, extra", [
+    (["slate"], "branch_k = 2"),
+    (["gigpo", "filter"], ""),
+    (["hierarchical"], ""),
+])
+def test_one_step_with_each_base_estimator(tmp_path, small_model, chain, extra):
+    from envgym.agents.config import load_config
+    from envgym.agents.report import read_metrics
+    from envgym.agents.trainer import train
+
+    path = write_config(tmp_path / "c.toml", small_model, tmp_path / "run", steps=1,
+                        checkpoint_every=0)
+    text = path.read_text().replace('credit = ["grpo"]', f"credit = {chain!r}".replace("'", '"'))
+    path.write_text(text.replace("deterministic = true", f"deterministic = true\n{extra}"))
+    train(load_config(path), eval_at_start=False)
+    step = read_metrics(tmp_path / "run/metrics.jsonl")[-1]
+    assert step["step"] == 1
+    if "filter" in chain:  # the untrained model's groups may all be dropped; all are counted
+        assert step["filter/dropped_groups"] + step["filter/kept_groups"] == 2
+    else:
+        assert step["credit/trajectories"] > 0
+    if chain == ["slate"]:  # 2 tasks x 2 rollouts, each branched into 2 siblings
+        assert step["turns"] > 0 and step["credit/trajectories"] == 8

@@ -24,6 +24,7 @@ def test_defaults_are_valid_and_digest_ignores_run_length():
     ({"envs": [{"id": "x", "train_seeds": [0, 10], "eval_seeds": [5, 20]}]}, "overlap"),
     ({"optim": {"lr": 1e-6, "sheduler": "linear"}}, "optim.sheduler"),
     ({"envs": []}, "envs"),
+    ({"credit": ["slate"]}, "rollout.branch_k"),
 ])
 def test_invalid_config_names_the_field(override, field):
     with pytest.raises(InvalidConfig, match=field.replace(".", r"\.")):
