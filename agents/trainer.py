@@ -295,10 +295,11 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         # 1-2. sample tasks and roll out (each rank takes its share of the step's tasks)
         trajs: list[Trajectory] = []
         for k, first, n in sampler.next(step, cfg.rollout.tasks_per_step):
-            share = [first + j for j in range(n) if j % world == rank]
-            if share:
-                trajs += rollout(policy, cfg.envs[k], share[0], len(share), cfg.rollout.group_size,
-                                 cfg, cfg.rollout.temperature, sampling_seed=cfg.seed * 1_000_003 + step)
+            share = np.array_split(np.arange(first, first + n), world)[rank]  # contiguous seeds
+            if len(share):
+                trajs += rollout(policy, cfg.envs[k], int(share[0]), len(share),
+                                 cfg.rollout.group_size, cfg, cfg.rollout.temperature,
+                                 sampling_seed=(cfg.seed * 1_000_003 + step) * world + rank)
         t_roll = time.perf_counter() - t0
         # 3. batch-level rewards (judge scores come from the environments' own steps)
         if "ig" in cfg.credit:

@@ -112,3 +112,21 @@ def test_one_step_with_each_base_estimator(tmp_path, small_model, chain, extra):
         assert step["credit/trajectories"] > 0
     if chain == ["slate"]:  # 2 tasks x 2 rollouts, each branched into 2 siblings
         assert step["turns"] > 0 and step["credit/trajectories"] == 8
+
+
+def test_sft_command_trains_on_noisy_scripted_demos(tmp_path, small_model):
+    from envgym.agents.report import read_metrics
+    from envgym.agents.sft import main
+    from envgym.trajectory import read_trajectories
+
+    path = write_config(tmp_path / "sft.toml", small_model, tmp_path / "run",
+                        extra='[sft]\nscripted = { oracle = 0.5, random = 0.5 }\n'
+                              'episodes = 8\nepochs = 3\nbatch_size = 4\nlr = 5e-3')
+    out = main(path)
+    assert (out / "model.safetensors").exists()
+    losses = [r["sft/loss"] for r in read_metrics(out / "metrics.jsonl")]
+    assert len(losses) == 3 and losses[-1] < losses[0]
+    demos = list(read_trajectories(tmp_path / "run/sft_data.jsonl"))
+    policies = {t.info["policy"] for d in demos for t in d.turns}
+    assert policies == {"oracle", "random"}  # the noise is really mixed in, turn by turn
+    assert all(t.turns[0].action_token_ids for t in demos)
