@@ -131,11 +131,15 @@ def _policy_arg(values: list[str]) -> Any:
 # ---- subsystems' commands (their modules keep heavy imports inside the commands) ----------
 
 from envgym.agents.cli import serve_policy as _serve_policy, tiny_model as _tiny_model  # noqa: E402
+from envgym.agents.learner_cli import demo as _demo, sft as _sft, train as _train  # noqa: E402
 from envgym.environments.safety.cli import frontier as _frontier  # noqa: E402
 from envgym.environments.search.cli import index_app as _index_app  # noqa: E402
 from envgym.environments.search.cli import serve_retriever as _serve_retriever  # noqa: E402
 from envgym.sandbox.cli import app as _sandbox_app  # noqa: E402
 
+app.command("demo")(_demo)
+app.command("train")(_train)
+app.command("sft")(_sft)
 app.add_typer(_sandbox_app, name="sandbox")
 app.add_typer(_index_app, name="index")
 app.command("serve-retriever")(_serve_retriever)

@@ -74,8 +74,8 @@ class TimeSeriesEnv(TextEnv):
         types = tuple(task_types or TASK_TYPES)
         if unknown := set(types) - set(TASK_TYPES):
             raise InvalidConfig(f"task_types: unknown {sorted(unknown)}; choose from {TASK_TYPES}")
-        if series_length < 200:
-            raise InvalidConfig(f"series_length must be >= 200, got {series_length}")
+        if series_length < 400:
+            raise InvalidConfig(f"series_length must be >= 400 (room for distant events), got {series_length}")
         if tool_format not in ("json", "tag"):
             raise InvalidConfig(f"tool_format must be 'json' or 'tag', got {tool_format!r}")
         self.series_length, self.task_types = series_length, types
@@ -172,7 +172,7 @@ class TimeSeriesEnv(TextEnv):
         if not 0 <= start < end <= n - 1:
             return self._invalid(f"ts_seg must satisfy 0 <= start < end <= {n - 1}; got [{start}, {end}].")
         self.segments.append((start, end))
-        self.round_formats.append(1.0 if len(find_tags(action, "think")) == 1 else 0.0)
+        self.round_formats.append(_think_format(action))
         components = {"round": -0.1, "points": -self.point_cost * (end - start + 1)}
         text = _render_values(self.task.series, start, end, self.zoom_points)
         if len(self.segments) >= self.max_rounds:
@@ -283,6 +283,14 @@ def _render_values(series: list[float], start: int, end: int, budget: int) -> st
     step = len(values) / len(buckets)
     shown = " ".join(f"{b.mean():.2f}" for b in buckets)
     return f"segment [{start}, {end}]: {len(buckets)} values, step {step:g}\n{shown}"
+
+
+def _think_format(action: str) -> float:
+    """A controller round's format score: 1 with exactly one well-formed <think>, else 0."""
+    try:
+        return 1.0 if len(find_tags(action, "think")) == 1 else 0.0
+    except ToolCallError:
+        return 0.0
 
 
 def _reasoner_format(action: str) -> float:

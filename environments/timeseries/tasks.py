@@ -149,11 +149,12 @@ def _event_position(rng, n: int) -> int:
 
 
 def _spread_positions(rng, n: int, k: int, gap: int) -> list[int]:
-    """k positions in [20, n-20) at least `gap` apart (rejection sampling, deterministic)."""
-    while True:
-        pos = sorted(rng.integers(20, n - 20, size=k).tolist())
-        if all(b - a >= gap for a, b in zip(pos, pos[1:])):
-            return pos
+    """k positions in [20, n-20) at least `gap` apart, uniformly: draw k points in the slack
+    left after reserving the gaps, then spread them out (no rejection loop to hang on)."""
+    gap = min(gap, (n - 40) // max(k, 1))
+    slack = n - 40 - gap * (k - 1)
+    base = sorted(rng.integers(0, slack, size=k).tolist())
+    return [20 + b + i * gap for i, b in enumerate(base)]
 
 
 def _round(series: np.ndarray) -> list[float]:

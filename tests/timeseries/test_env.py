@@ -140,3 +140,19 @@ def test_oracle_succeeds_and_random_stays_near_chance():
     assert heuristic["success_rate"] > random["success_rate"] + 0.3
     # the oracle looks at far less of the series than the even scan
     assert oracle["metrics"]["fraction_inspected"] < 0.5 * heuristic["metrics"]["fraction_inspected"]
+
+
+def test_short_series_generate_every_task_type_without_hanging():
+    for seed in range(100):
+        task = generate_task(seed, length=400)
+        assert len(task.series) == 400
+        assert all(b - a >= 0 for a, b in task.evidence)
+
+
+def test_unclosed_think_in_a_zoom_round_is_a_format_flaw_not_a_crash():
+    env = envgym.make(ENV)
+    env.reset(seed=0)
+    call = json.dumps({"name": ZOOM, "arguments": {"ts_seg": [0, 9]}})
+    obs, reward, *_ = env.step(f"<think>no end <tool_call>{call}</tool_call>")
+    assert obs[0]["content"].startswith("segment [0, 9]")
+    assert env.round_formats == [0.0]
