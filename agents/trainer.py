@@ -154,7 +154,7 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
                 if ref is not None and ppo.kl_coef > 0:
                     kl = kl_penalty(logp, ref[micro].to(device), ppo.kl_estimator)
                     loss_tok = loss_tok + ppo.kl_coef * kl * m
-                    sums["kl"] += float((kl * m).sum())
+                    sums["kl"] += float((kl * m).sum().detach())
                 if ppo.entropy_coef:
                     loss_tok = loss_tok - ppo.entropy_coef * ent * m
                 loss = aggregate(loss_tok, m, loss_agg, denom)
