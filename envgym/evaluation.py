@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from envgym.registration import make, spec
+from envgym.registration import load_entry_point, make, spec
 from envgym.trajectory import Trajectory
 
 __all__ = ["aggregate", "evaluate", "pass_at_k", "run_episodes"]
@@ -35,9 +35,8 @@ def aggregate(env_id: str, policy: str, trajectories: list[Trajectory], k: int =
     for t in trajectories:
         by_task[(t.task_id, t.seed)].append(t)
     samples = min(len(v) for v in by_task.values()) if by_task else 0
-    env_cls = type(make(env_id)) if trajectories else None
     outcomes = [t.outcome for t in trajectories if t.outcome]
-    metrics = env_cls.summarize(outcomes) if env_cls and outcomes else {}
+    metrics = _summarizer(env_id)(outcomes) if outcomes else {}
     result = {
         "env": env_id,
         "policy": policy,
@@ -86,19 +85,13 @@ def run_episodes(env_id: str, policy: Any, *, episodes: int, group_size: int = 1
     return collect(env_id, policy, **options)
 
 
-def _progress(iterable, enabled: bool, label: str):
-    if not enabled:
-        yield from iterable
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    items = list(iterable)
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=len(items))
-        for item in items:
-            yield item
-            bar.advance(task)
+def _summarizer(env_id: str):
+    """The environment class's `summarize`, without building an environment when the entry
+    point is the class itself (some load models or indexes on construction)."""
+    target = load_entry_point(spec(env_id).entry_point)
+    if isinstance(target, type) and hasattr(target, "summarize"):
+        return target.summarize
+    return type(make(env_id)).summarize
 
 
 def _mean(values: list[float]) -> float:
