@@ -1,4 +1,4 @@
-"""Maps the three top-level folders under the one import root `envgym`.
+"""Maps the top-level folders under the one import root `envgym`.
 
 pyproject.toml holds all metadata; this file exists only because setuptools cannot express
 "every sub-package of folder X, renamed under envgym.X" declaratively.
@@ -11,6 +11,7 @@ ROOTS = {
     "envgym.environments": "environments",
     "envgym.agents": "agents",
     "envgym.sandbox": "sandbox",
+    "envgym.integrations": "integrations",
 }
 
 packages, package_dir = [], {}
