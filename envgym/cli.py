@@ -67,31 +67,61 @@ def check(env_id: str, env_arg: EnvArg = None) -> None:
 def eval(  # noqa: A001  (the command is called eval)
     env: Annotated[str, typer.Option("--env", help="environment id")],
     policy: Annotated[list[str], typer.Option("--policy", help="SPEC, or AGENT=SPEC per agent")],
-    episodes: Annotated[int, typer.Option("--episodes", "-n")] = 10,
-    k: Annotated[int, typer.Option("-k", help="pass@k")] = 1,
-    samples: Annotated[Optional[int], typer.Option(help="attempts per task (default k)")] = None,
-    seed: int = 0,
+    episodes: Annotated[int, typer.Option("--episodes", "-n", min=1)] = 10,
+    k: Annotated[int, typer.Option("-k", min=1, help="pass@k")] = 1,
+    samples: Annotated[Optional[int], typer.Option(min=1, help="attempts per task (default k)")] = None,
+    seed: Annotated[int, typer.Option(min=0)] = 0,
     env_arg: EnvArg = None,
     out_file: Annotated[Optional[Path], typer.Option("--out", help="also write trajectories")] = None,
+    max_error_rate: Annotated[float, typer.Option(
+        "--max-error-rate", min=0.0, max=1.0,
+        help="exit 1 when a larger share of episodes failed (errors are not scored)")] = 0.1,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Evaluate a policy: mean reward, success, turns, pass@k and environment metrics."""
+    """Evaluate a policy: mean reward, success, turns, pass@k and environment metrics.
+
+    Metrics cover completed episodes only; failed ones are reported apart with their reasons.
+    """
     from envgym.evaluation import evaluate
 
-    result = evaluate(env, _policy_arg(policy), episodes=episodes, k=k, samples=samples, seed=seed,
+    if samples is not None and samples < k:
+        raise typer.BadParameter(f"--samples {samples} is fewer than -k {k}: pass@k needs at "
+                                 "least k attempts per task", param_hint="--samples")
+    spec = _checked_run_args(env, policy, out_file)
+    result = evaluate(env, spec, episodes=episodes, k=k, samples=samples, seed=seed,
                       env_kwargs=parse_env_args(env_arg), out=str(out_file) if out_file else None,
                       progress=True)
     if as_json:
         print(json.dumps(result))
-        return
+    else:
+        _print_eval_table(env, result)
+    _exit_on_failures(result, max_error_rate)
+
+
+def _print_eval_table(env: str, result: dict[str, Any]) -> None:
     table = Table("metric", "value", title=f"{env} × {result['policy']}")
     for key, value in result.items():
         if key == "metrics":
             for mk, mv in value.items():
                 table.add_row(mk, f"{mv:.4g}" if isinstance(mv, float) else str(mv))
-        elif key not in ("env", "policy"):
+        elif key not in ("env", "policy", "failures"):
             table.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
     out.print(table)
+
+
+def _exit_on_failures(result: dict[str, Any], max_error_rate: float) -> None:
+    """Failed episodes are named on stderr; above the allowed share the command fails."""
+    if not result["errors"]:
+        return
+    total = result["errors"] + result["completed"]
+    err.print(f"[yellow]{result['errors']} of {total} episodes failed[/yellow] "
+              "(left out of every metric):")
+    for reason, count in result["failures"].items():
+        err.print(f"  {count} × {reason}")
+    if result["error_rate"] > max_error_rate:
+        err.print(f"[red]error:[/red] {result['error_rate']:.0%} of episodes failed, above "
+                  f"--max-error-rate {max_error_rate:g}; the numbers above are not trustworthy.")
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -99,20 +129,77 @@ def rollout(
     env: Annotated[str, typer.Option("--env")],
     policy: Annotated[list[str], typer.Option("--policy")],
     out_file: Annotated[Path, typer.Option("--out")],
-    episodes: Annotated[int, typer.Option("--episodes", "-n")] = 10,
-    group_size: Annotated[int, typer.Option("--group-size", "-g")] = 1,
-    seed: int = 0,
+    episodes: Annotated[int, typer.Option("--episodes", "-n", min=1)] = 10,
+    group_size: Annotated[int, typer.Option("--group-size", "-g", min=1)] = 1,
+    seed: Annotated[int, typer.Option(min=0)] = 0,
     env_arg: EnvArg = None,
 ) -> None:
     """Write trajectories to a JSONL file."""
     from envgym.evaluation import aggregate, run_episodes
 
-    spec = _policy_arg(policy)
+    spec = _checked_run_args(env, policy, out_file)
     trajs = run_episodes(env, spec, episodes=episodes, group_size=group_size, seed=seed,
                          env_kwargs=parse_env_args(env_arg), out=str(out_file), progress=True)
     summary = aggregate(env, spec if isinstance(spec, str) else json.dumps(spec), trajs)
     err.print(f"wrote {len(trajs)} trajectories to {out_file}: mean reward "
               f"{summary['mean_reward']:.3f}, success {summary['success_rate']:.3f}")
+
+
+def _checked_run_args(env: str, policy: list[str], out_file: Path | None) -> Any:
+    """Validate `--env`, `--policy` and `--out` before anything runs; returns the policy arg.
+
+    Each problem is a one-line usage error naming the option, never a traceback after the
+    episodes have already been paid for.
+    """
+    from envgym.errors import EnvGymError
+    from envgym.registration import spec as env_spec
+
+    try:
+        is_multi = env_spec(env).multi_agent
+    except EnvGymError as e:
+        raise typer.BadParameter(str(e), param_hint="--env") from None
+    parsed = _policy_arg(policy)
+    for agent_spec in (parsed.values() if isinstance(parsed, dict) else [parsed]):
+        _check_policy_spec(env, agent_spec)
+    if isinstance(parsed, dict) and not is_multi:
+        raise typer.BadParameter(f"{env} is single-agent: pass one SPEC", param_hint="--policy")
+    if out_file is not None:
+        _check_writable(out_file)
+    return parsed
+
+
+_KINDS = ("hf", "openai", "vllm", "scripted")
+
+
+def _check_policy_spec(env: str, value: str) -> None:
+    kind, sep, rest = value.partition(":")
+    if not sep or not rest or kind not in _KINDS:
+        raise typer.BadParameter(f"{value!r} is not a policy spec: use hf:PATH, openai:URL#MODEL, "
+                                 "vllm:PATH or scripted:NAME", param_hint="--policy")
+    if kind == "openai" and not rest.startswith(("http://", "https://")):
+        raise typer.BadParameter(f"{value!r}: the server URL must start with http:// or "
+                                 "https:// (openai:http://HOST:PORT#MODEL)", param_hint="--policy")
+    if kind == "scripted" and ":" not in rest:
+        from envgym.registration import spec as env_spec
+
+        known = env_spec(env).scripted
+        if rest not in known:
+            raise typer.BadParameter(f"{env} has no scripted policy {rest!r}; it has: "
+                                     f"{', '.join(sorted(known)) or 'none'}", param_hint="--policy")
+
+
+def _check_writable(path: Path) -> None:
+    """The output file's folder must exist and be writable, and the path not be a folder."""
+    import os
+
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise typer.BadParameter(f"{path} is a directory; give a file path", param_hint="--out")
+    if not parent.is_dir():
+        raise typer.BadParameter(f"cannot write {path}: directory {parent} does not exist",
+                                 param_hint="--out")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise typer.BadParameter(f"cannot write {path}: permission denied", param_hint="--out")
 
 
 def _policy_arg(values: list[str]) -> Any:
@@ -126,6 +213,24 @@ def _policy_arg(values: list[str]) -> Any:
             raise typer.BadParameter(f"with several --policy options use AGENT=SPEC, got {v!r}")
         pairs[agent] = spec
     return pairs
+
+
+@app.command()
+def view(
+    run: Annotated[Path, typer.Argument(help="trajectory JSONL, or a training run's directory")],
+    credit: Annotated[Optional[str], typer.Option(help="credit chain to run, e.g. grpo,filter")] = None,
+    config: Annotated[Optional[Path], typer.Option(help="take the chain and options from a train config")] = None,
+    out_file: Annotated[Optional[Path], typer.Option("--out", help="HTML file to write")] = None,
+    tokenizer: Annotated[Optional[str], typer.Option(help="tokenizer dir for per-token text")] = None,
+    serve: Annotated[bool, typer.Option(help="serve the page on 127.0.0.1")] = False,
+    port: int = 8765,
+) -> None:
+    """See trajectories and their per-token credit in the browser (one self-contained HTML file)."""
+    from envgym.agents.view import view_command
+
+    page = view_command(run, credit=credit, config=config, out=out_file, tokenizer=tokenizer,
+                        serve=serve, port=port)
+    err.print(f"wrote {page}")
 
 
 # ---- subsystems' commands (their modules keep heavy imports inside the commands) ----------

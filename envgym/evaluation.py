@@ -4,12 +4,19 @@
 task, different policy seeds) and reports mean reward, success rate, mean turns, the unbiased
 pass@k of Chen et al. (2021) over the samples of each task, and the environment's own
 aggregates (`Env.summarize`). Episodes are produced by `run_episodes`.
+
+Failures are not scores. An episode that ended in an exception or timeout (a dead policy
+server, a crashed sandbox: `Trajectory.error`) says nothing about the policy, so every metric
+is computed over *completed* episodes only; failed ones are counted apart under `failures`,
+with their reasons grouped, and `error_rate` is their share. `envgym eval` exits non-zero
+when `error_rate` exceeds `--max-error-rate` (default `MAX_ERROR_RATE`): a comparison
+between policies is not trustworthy when a tenth of its episodes never ran.
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 import numpy as np
@@ -17,7 +24,10 @@ import numpy as np
 from envgym.registration import load_entry_point, make, spec
 from envgym.trajectory import Trajectory
 
-__all__ = ["aggregate", "evaluate", "pass_at_k", "run_episodes"]
+__all__ = ["MAX_ERROR_RATE", "aggregate", "evaluate", "failure_reasons", "pass_at_k", "run_episodes"]
+
+MAX_ERROR_RATE = 0.1
+"""Default share of failed episodes above which `envgym eval` exits non-zero."""
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -30,30 +40,55 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def aggregate(env_id: str, policy: str, trajectories: list[Trajectory], k: int = 1) -> dict[str, Any]:
-    """The metrics object `envgym eval --json` prints."""
+    """The metrics object `envgym eval --json` prints: metrics over completed episodes only,
+    failed episodes counted apart (`failures`, `error_rate`)."""
+    done = [t for t in trajectories if t.error is None]
+    failed = [t for t in trajectories if t.error is not None]
     by_task: dict[Any, list[Trajectory]] = defaultdict(list)
-    for t in trajectories:
+    for t in done:
         by_task[(t.task_id, t.seed)].append(t)
     samples = min(len(v) for v in by_task.values()) if by_task else 0
-    outcomes = [t.outcome for t in trajectories if t.outcome]
+    outcomes = [t.outcome for t in done if t.outcome]
     metrics = _summarizer(env_id)(outcomes) if outcomes else {}
+    rewards = [t.total_reward for t in done]
     result = {
         "env": env_id,
         "policy": policy,
-        "episodes": len(by_task),
+        "episodes": len({t.seed for t in trajectories}),
+        "completed": len(done),
         "samples_per_task": samples,
-        "mean_reward": _mean([t.total_reward for t in trajectories]),
-        "reward_ci95": _ci95([t.total_reward for t in trajectories]),
-        "success_rate": _mean([float(t.success) for t in trajectories]),
-        "mean_turns": _mean([len(t.turns) for t in trajectories]),
-        "errors": sum(t.error is not None for t in trajectories),
+        "mean_reward": _mean(rewards),
+        "reward_ci95": _ci95(rewards),
+        "success_rate": _mean([float(t.success) for t in done]),
+        "mean_turns": _mean([len(t.turns) for t in done]),
+        "errors": len(failed),
+        "error_rate": len(failed) / len(trajectories) if trajectories else 0.0,
+        "failures": failure_reasons(failed),
         "metrics": metrics,
     }
+    if not done:  # nothing completed: there is no reward to report, only failures
+        for key in ("mean_reward", "reward_ci95", "success_rate", "mean_turns"):
+            result[key] = None
     for kk in sorted({1, k}):
-        if kk <= samples:
+        if by_task and kk <= samples:
             result[f"pass@{kk}"] = _mean([pass_at_k(len(v), sum(t.success for t in v), kk)
                                           for v in by_task.values()])
     return result
+
+
+def failure_reasons(failed: list[Trajectory], limit: int = 10) -> dict[str, int]:
+    """Failed episodes grouped by reason (the error's first line), most common first."""
+    counts: Counter[str] = Counter()
+    for t in failed:
+        counts[_reason(t.error or "")] += 1
+    top = dict(counts.most_common(limit))
+    rest = sum(counts.values()) - sum(top.values())
+    return top | ({"(other reasons)": rest} if rest else {})
+
+
+def _reason(error: str) -> str:
+    first = error.strip().splitlines()[0] if error.strip() else "unknown error"
+    return first[:300]
 
 
 def evaluate(env_id: str, policy: str, *, episodes: int, k: int = 1, samples: int | None = None,

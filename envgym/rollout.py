@@ -48,6 +48,7 @@ from typing import Any
 from envgym.errors import PolicyError
 from envgym.policy import Completion, SamplingParams, ScriptedFactory, is_token_policy, load_policy
 from envgym.spaces import Message
+from envgym.stops import cut_at_stop, first_stop_end, with_stops
 from envgym.tokens import char_to_token_spans
 from envgym.trajectory import Span, Trajectory, TrajectoryWriter, Turn
 
@@ -97,14 +98,17 @@ def branch(env: Any, prefix: Trajectory, turn: int, k: int, policy: Any, *,
     for past in prefix.turns[:turn]:
         obs, *_ = env.step(past.action)
         messages += [_assistant(past.action, messages), *obs]
-    if obs != prefix.turns[turn].observation:
+    if _as_recorded(obs) != _as_recorded(prefix.turns[turn].observation):
         raise PolicyError("branch(): replaying the prefix did not reproduce its observations; "
                           "the environment is not deterministic given seed and actions.")
     forks = [env.fork() for _ in range(k)]
     ids = [i for t in prefix.turns[:turn] for i in t.obs_token_ids + t.action_token_ids]
     ids += prefix.turns[turn].obs_token_ids
     prompts = [ids] * k if is_token_policy(policy) else [messages] * k
-    completions = policy.generate(prompts, sampling or SamplingParams(seed=prefix.seed))
+    stops = tuple(getattr(env, "stop_sequences", ()) or ())
+    sampling = with_stops(sampling or SamplingParams(seed=prefix.seed), stops)
+    decode = getattr(_chat(policy), "decode", None)
+    completions = [cut_at_stop(c, stops, decode) for c in policy.generate(prompts, sampling)]
     out = []
     for fork, c in zip(forks, completions):
         result = fork.step(c.text)
@@ -248,11 +252,23 @@ class _Engine:
         seat.batcher.members += 1
         return seat
 
+    def adopt_stops(self, env: Any) -> None:
+        """Every batcher samples with the environment's `stop_sequences` (one env id per run,
+        so every instance declares the same ones)."""
+        self.stops = tuple(getattr(env, "stop_sequences", ()) or ())
+        for b in self.batchers.values():
+            b.sampling = with_stops(b.sampling, self.stops)
+
     async def act(self, env: Any, seat: _Seat) -> tuple[str, Completion | None]:
+        """The next action, cut after the first stop string whatever the backend did."""
+        stops = getattr(self, "stops", ())
         if seat.batcher is None:
-            return str(await self.in_thread([seat], seat.actor.act, env, list(seat.messages))), None
+            text = str(await self.in_thread([seat], seat.actor.act, env, list(seat.messages)))
+            end = first_stop_end(text, stops)
+            return (text if end is None else text[:end]), None
         prompt = seat.ids if is_token_policy(seat.actor) else _merged(seat.messages)
-        completion = await seat.batcher.submit(prompt)
+        completion = cut_at_stop(await seat.batcher.submit(prompt), stops,
+                                 getattr(_chat(seat.actor), "decode", None))
         return completion.text, completion
 
     async def single(self, task: int, member: int, seed: int) -> Trajectory:
@@ -263,6 +279,7 @@ class _Engine:
             try:
                 seat = self.seat(None, traj, self.seed + 1000 * task + member)
                 env = await self.in_thread([seat], self.make)
+                self.adopt_stops(env)
                 obs, info = await self.in_thread([seat], lambda: env.reset(seed=seed))
                 traj.task_id = info.get("task_id")
                 seat.observe(obs)
@@ -286,6 +303,7 @@ class _Engine:
             env, seats = None, {}
             try:
                 env = await self.in_thread([], self.make)
+                self.adopt_stops(env)
                 for i, agent in enumerate(env.possible_agents):
                     traj = Trajectory(env_id=self.env_id, seed=seed, group_id=group,
                                       agent_id=agent, meta={"member": member})
@@ -390,6 +408,12 @@ def _merged(messages: list[Message]) -> list[Message]:
     return merge_messages(messages)
 
 
+def _as_recorded(obs: list[Message]) -> list[Message]:
+    """Observations as a trajectory records them: a continuation that could not be spliced
+    (the action ended with EOS) is stored as a user turn, so compare without that role."""
+    return [{**m, "role": "user"} if m.get("role") == "continuation" else m for m in obs]
+
+
 def _assistant(text: str, messages: list[Message]) -> Message:
     spliced = bool(messages) and messages[-1].get("role") == "continuation"
     return {"role": "continuation" if spliced else "assistant", "content": text}
@@ -447,9 +471,12 @@ class _Progress:
         return self
 
     def record(self, traj: Trajectory) -> None:
+        """Failed episodes are counted apart, never averaged in as zero rewards."""
+        if traj.error is not None:
+            self.errors += 1
+            return
         self.rewards.append(traj.total_reward)
         self.successes += traj.success
-        self.errors += traj.error is not None
 
     def advance(self) -> None:
         if self.enabled:
@@ -459,6 +486,6 @@ class _Progress:
         if self.enabled:
             self.bar.stop()
             n = max(1, len(self.rewards))
-            print(f"{self.label}: {len(self.rewards)} trajectories, mean reward "
-                  f"{sum(self.rewards) / n:.3f}, success {self.successes / n:.3f}, "
-                  f"errors {self.errors}", file=sys.stderr)
+            print(f"{self.label}: {len(self.rewards)} completed trajectories, mean reward "
+                  f"{sum(self.rewards) / n:.3f}, success {self.successes / n:.3f}; "
+                  f"{self.errors} failed (not scored)", file=sys.stderr)

@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -48,3 +49,101 @@ def test_check_exits_zero_and_unknown_env_fails_helpfully():
     assert runner.invoke(app, ["check", "envgym/TimeSeries-v0"]).exit_code == 0
     result = runner.invoke(app, ["check", "envgym/TimeSerie-v0"])
     assert result.exit_code != 0 and "Did you mean" in str(result.exception)
+
+
+# ---- failures are failures; every argument is checked before anything runs ------------------
+
+def _free_port() -> int:
+    """A loopback port nobody listens on (bound, then released)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_eval_against_a_dead_server_exits_nonzero_and_reports_failures(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}  # the model name is not a local tokenizer
+    cmd = [sys.executable, "-m", "envgym.cli", "eval", "--env", "envgym/TimeSeries-v0",
+           "--policy", f"openai:http://127.0.0.1:{_free_port()}#m", "--episodes", "2", "--json"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert data["errors"] == 2 and data["completed"] == 0 and data["error_rate"] == 1.0
+    assert data["mean_reward"] is None and data["success_rate"] is None  # not a zero score
+    (reason, count), = data["failures"].items()
+    assert count == 2 and "PolicyError" in reason
+    assert "2 of 2 episodes failed" in proc.stderr and "--max-error-rate" in proc.stderr
+
+
+def _flaky_oracle(bad_seed: int):
+    """The TimeSeries oracle, but the episode whose policy seed is `bad_seed` crashes."""
+    from envgym.policy import load_policy
+    oracle = load_policy("scripted:oracle", env_id="envgym/TimeSeries-v0")
+
+    def make(seed: int = 0):
+        inner = oracle(seed=seed)
+        if seed == bad_seed:
+            def act(env, messages):
+                raise ConnectionError("sandbox went away")
+            inner.act = act
+        return inner
+    return make
+
+
+def test_aggregate_scores_completed_episodes_only():
+    from envgym.evaluation import aggregate
+    from envgym.rollout import collect
+
+    env = "envgym/TimeSeries-v0"
+    clean = collect(env, "scripted:oracle", episodes=4, env_kwargs={"series_length": 400})
+    flaky = collect(env, _flaky_oracle(bad_seed=1000), episodes=4,
+                    env_kwargs={"series_length": 400})
+    assert [t.error is not None for t in flaky] == [False, True, False, False]
+    got = aggregate(env, "flaky", flaky)
+    kept = [t for t in clean if t.seed != 1]
+    assert got["completed"] == 3 and got["errors"] == 1 and got["error_rate"] == 0.25
+    assert got["mean_reward"] == pytest.approx(np.mean([t.total_reward for t in kept]))
+    assert got["success_rate"] == pytest.approx(np.mean([t.success for t in kept]))
+    (reason, count), = got["failures"].items()
+    assert count == 1 and "ConnectionError: sandbox went away" in reason
+    assert got["mean_reward"] != pytest.approx(np.mean([t.total_reward for t in flaky]))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--episodes", "-3"], "--episodes"),
+    (["-n", "0"], "--episodes"),
+    (["-k", "0"], "-k"),
+    (["-k", "3", "--samples", "2"], "fewer than -k"),
+    (["--max-error-rate", "1.5"], "--max-error-rate"),
+    (["--seed", "-1"], "--seed"),
+    (["--out", "/nonexistent-dir/x.jsonl"], "does not exist"),
+    (["--out", "."], "is a directory"),
+    (["--env", "envgym/TimeSerie-v0"], "Did you mean"),
+    (["--policy", "oracle"], "not a policy spec"),
+    (["--policy", "scripted:orcale"], "has no scripted policy"),
+    (["--policy", "openai:127.0.0.1:8000#m"], "http://"),
+    (["--policy", "a=scripted:oracle", "--policy", "b=scripted:oracle"], "single-agent"),
+])
+def test_bad_eval_arguments_fail_with_a_clear_message(args, message):
+    base = {"--env": "envgym/TimeSeries-v0", "--policy": "scripted:oracle", "-n": "2"}
+    argv = ["eval"]
+    for key, value in base.items():
+        if key not in args and not (key == "-n" and "--episodes" in args):
+            argv += [key, value]
+    result = runner.invoke(app, argv + args)
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)  # no traceback
+    assert message in " ".join(result.output.replace("│", " ").split())
+
+
+def test_rollout_command_checks_its_out_path_before_running(tmp_path):
+    result = runner.invoke(app, ["rollout", "--env", "envgym/TimeSeries-v0", "--policy",
+                                 "scripted:random", "--out", str(tmp_path / "no" / "r.jsonl")])
+    assert result.exit_code == 2 and "does not exist" in result.output
+    result = runner.invoke(app, ["rollout", "--env", "envgym/TimeSeries-v0", "--policy",
+                                 "scripted:random", "--out", str(tmp_path / "r.jsonl"), "-g", "0"])
+    assert result.exit_code == 2 and "--group-size" in result.output
