@@ -35,10 +35,19 @@ class ModelConfig(_Strict):
     """`tiny` (build the offline tiny model into the run dir), a local path or a Hub name."""
     tiny_hidden_size: int = Field(192, ge=8)
     tiny_layers: int = Field(4, ge=1)
+    tiny_heads: int = Field(6, ge=1)
+    tiny_kv_heads: int = Field(2, ge=1)
     """Size of the `tiny` model (ignored for other policies)."""
     backend: Literal["hf", "vllm"] = "hf"
     """Rollout backend: transformers in-process (shares the learner's weights) or vLLM."""
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    """Compute dtype. Parameters and optimizer state are always fp32 master weights; bf16/fp16
+    run the forward and backward under autocast."""
+    strategy: Literal["auto", "ddp", "fsdp"] = "auto"
+    """Under `torchrun`: `ddp` replicates the model; `fsdp` shards parameters, gradients and
+    optimizer state (FSDP2 `fully_shard`, one unit per decoder layer). `auto` = ddp."""
+    logprob_chunk: int = Field(1024, ge=1)
+    """Loss positions projected to the vocabulary at a time (peak memory of the log-probs)."""
     device: str = "auto"
     gradient_checkpointing: bool = False
     lora_rank: int = Field(0, ge=0)
@@ -46,6 +55,13 @@ class ModelConfig(_Strict):
     lora_alpha: int = Field(32, gt=0)
     lora_targets: str | list[str] = "all-linear"
     vllm_gpu_memory_utilization: float = Field(0.3, gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _fsdp_without_lora(self) -> ModelConfig:
+        if self.strategy == "fsdp" and self.lora_rank > 0:
+            raise ValueError("strategy = 'fsdp' with LoRA: LoRA's few trainable weights need no "
+                             "sharding; use strategy = 'ddp'")
+        return self
 
 
 class EnvConfig(_Strict):
@@ -83,6 +99,10 @@ class RolloutConfig(_Strict):
     deterministic: bool = False
     """Run episodes one at a time: the engine batches prompts in arrival order, which varies
     between runs; this makes rollouts bit-reproducible (slow; for tests and debugging)."""
+    max_failed_fraction: float = Field(0.25, ge=0, lt=1)
+    """Failed episodes (dead server, crashed sandbox, timeout) are dropped from their groups
+    before credit; a step where a larger share of the rollouts failed is refused (training
+    stops with the grouped reasons) rather than learning from what little survived."""
 
 
 class PPOConfig(_Strict):
@@ -126,6 +146,8 @@ class LogConfig(_Strict):
     wandb: bool = False
     wandb_project: str = "envgym"
     progress: bool = True
+    trajectories: bool = False
+    """Write each step's trajectories with the advantages used (`envgym view RUN` shows them)."""
 
 
 class TrainConfig(_Strict):

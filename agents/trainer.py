@@ -29,13 +29,19 @@ import torch
 from envgym.agents.checkpoint import load_latest, restore_rng, save_checkpoint
 from envgym.agents.config import EnvConfig, TrainConfig, load_config
 from envgym.agents.credit import compute_credit
+from envgym.agents.credit.base import split_failed
 from envgym.agents.learner import (TokenBatch, attach_ig, build_batch, dist_info, load_model,
                                    lr_lambda, token_logprobs, unwrap)
 from envgym.agents.report import MetricsLogger, Progress, mean_ci, rollout_metrics
-from envgym.errors import InvalidConfig
+from envgym.agents.steplog import write_step
+from envgym.errors import EnvGymError, InvalidConfig
 from envgym.trajectory import Trajectory, write_trajectories
 
-__all__ = ["TaskSampler", "evaluate", "ppo_update", "rollout", "train"]
+__all__ = ["RolloutFailed", "TaskSampler", "evaluate", "ppo_update", "rollout", "train"]
+
+
+class RolloutFailed(EnvGymError):
+    """Too many of a step's rollouts failed (`rollout.max_failed_fraction`) to learn from."""
 
 
 # ---- tasks ----------------------------------------------------------------------------------
@@ -202,13 +208,17 @@ def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = No
         n = min(cfg.rollout.eval_episodes, hi - lo)
         trajs = rollout(policy, env, lo, n, 1, cfg, cfg.rollout.eval_temperature,
                         sampling_seed=cfg.seed + 7919 * (k + 1))
-        rewards = [t.total_reward for t in trajs]
-        all_rewards += rewards
+        done, failed = split_failed(trajs)  # a failed episode is not a zero reward
         name = env.id.split("/")[-1]
+        result[f"eval/{name}/failed"] = float(len(failed))
+        check_failures(step, failed, len(trajs), cfg.rollout.max_failed_fraction,
+                       across_ranks=False)  # only rank 0 evaluates
+        rewards = [t.total_reward for t in done]
+        all_rewards += rewards
         ci = mean_ci(rewards)
         result[f"eval/{name}/reward"] = ci["mean"]
         result[f"eval/{name}/reward_lo"], result[f"eval/{name}/reward_hi"] = ci["lo"], ci["hi"]
-        result[f"eval/{name}/success"] = float(np.mean([t.success for t in trajs]))
+        result[f"eval/{name}/success"] = float(np.mean([t.success for t in done]))
         if out_dir is not None:
             write_trajectories(out_dir / f"eval_{name}_step{step}.jsonl", trajs)
     result["eval/reward"] = float(np.mean(all_rewards))
@@ -301,6 +311,9 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
                                  cfg.rollout.group_size, cfg, cfg.rollout.temperature,
                                  sampling_seed=(cfg.seed * 1_000_003 + step) * world + rank)
         t_roll = time.perf_counter() - t0
+        # failed episodes carry no reward signal: out of their groups before credit
+        trajs, failed = split_failed(trajs)
+        check_failures(step, failed, len(trajs) + len(failed), cfg.rollout.max_failed_fraction)
         # 3. batch-level rewards (judge scores come from the environments' own steps)
         if "ig" in cfg.credit:
             attach_ig(trajs, policy, seed=cfg.seed + step)
@@ -308,6 +321,8 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         credit = compute_credit(trajs, cfg.credit, cfg.credit_options, tokenizer=tokenizer,
                                 seed=cfg.seed + step)
         how = loss_agg if loss_agg != "auto" else (credit.loss_agg or "token_mean")
+        if cfg.log.trajectories and rank == 0:
+            write_step(out, step, trajs, credit, cfg.credit, tokenizer)
         # 5. update
         model.train()
         batch = build_batch(credit.trajectories, credit.advantages or [], credit.turn_mask,
@@ -320,6 +335,7 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         elapsed = time.perf_counter() - t0
         n_tokens = sum(len(x.action_token_ids) + len(x.obs_token_ids) for t in trajs for x in t.turns)
         metrics = {**rollout_metrics(trajs), **credit.stats, **stats,
+                   "rollout/failed": float(len(failed)),
                    "lr": scheduler.get_last_lr()[0], "time/step_s": elapsed,
                    "time/rollout_s": t_roll, "throughput/tokens_per_s": n_tokens / elapsed}
         # 8. evaluate and checkpoint on schedule
@@ -337,6 +353,21 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         unwrap(model).save_pretrained(out / "final")
         tokenizer.save_pretrained(out / "final")
     return {"evals": evals, "model": unwrap(model), "tokenizer": tokenizer, "policy": policy}
+
+
+def check_failures(step: int, failed: list[Trajectory], total: int, max_fraction: float,
+                   across_ranks: bool = True) -> None:
+    """Refuse the step (on every rank alike) when more than `max_fraction` of it failed."""
+    n_failed, n_total = float(len(failed)), float(total)
+    if across_ranks:
+        n_failed, n_total = _global_sum(n_failed), _global_sum(n_total)
+    if n_total and n_failed / n_total > max_fraction:
+        from envgym.evaluation import failure_reasons
+
+        reasons = "; ".join(f"{n} × {r}" for r, n in failure_reasons(failed, limit=3).items())
+        raise RolloutFailed(f"step {step}: {int(n_failed)} of {int(n_total)} rollouts failed, "
+                            f"more than rollout.max_failed_fraction = {max_fraction:g}. "
+                            f"Reasons on this rank: {reasons or 'see other ranks'}")
 
 
 def _checkpoint(ckpt_dir: Path, step: int, model: Any, optimizer: Any, scheduler: Any,

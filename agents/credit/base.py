@@ -9,6 +9,11 @@ unit tests can check hand-computed numbers.
 Advantages are per token: `advantages[i][t]` is a float array with one entry per action token
 of turn `t` of trajectory `i` (`len(turn.action_token_ids)`). `turn_mask[i][t]` says whether
 that turn is trained at all (SLATE prefixes and ARTIST's unsampled reasoner groups are not).
+
+Failed episodes (`Trajectory.error`: a dead policy server, a crashed sandbox, a timeout) are
+not zero-reward samples: they say nothing about the policy, and a zero in a group shifts
+every member's baseline. `split_failed` takes them out before any estimator runs, so a group
+with a failed member is normalised exactly as the group without it.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import numpy as np
 
 from envgym.trajectory import Trajectory
 
-__all__ = ["CreditBatch", "broadcast", "group_indices", "group_key", "zscore"]
+__all__ = ["CreditBatch", "broadcast", "group_indices", "group_key", "split_failed", "zscore"]
 
 
 @dataclass
@@ -55,6 +60,11 @@ class CreditBatch:
         return CreditBatch([self.trajectories[i] for i in keep], self.returns[keep], adv,
                            [self.turn_mask[i] for i in keep], self.stats, self.loss_agg,
                            self.rng, self.tokenizer)
+
+
+def split_failed(trajs: list[Trajectory]) -> tuple[list[Trajectory], list[Trajectory]]:
+    """`(completed, failed)`, each in the original order; only completed ones get credit."""
+    return [t for t in trajs if t.error is None], [t for t in trajs if t.error is not None]
 
 
 def group_key(traj: Trajectory) -> str:
