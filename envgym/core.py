@@ -84,6 +84,10 @@ class TextEnv(gymnasium.Env[list, str]):
     tools: ClassVar[Sequence[Tool]] = ()
     shared_resources: ClassVar[tuple[str, ...]] = ()
     """Attribute names that `fork()` shares instead of copying (indexes, pools, clients)."""
+    stop_sequences: tuple[str, ...] = ()
+    """Strings that end an action (e.g. `</search>`): the engine passes them to every backend
+    on every rollout and cuts the action text after the first one, so nothing the model
+    writes after a stop (a self-written `<information>` block, say) reaches `step()`."""
 
     def __init__(self, *, max_turns: int = 8, max_invalid_actions: int = 3,
                  max_action_chars: int = 100_000, render_mode: str | None = None):

@@ -75,7 +75,8 @@ class OpenAIPolicy:
     def _completions(self, prompts: list[list[int]], sampling: SamplingParams, index: int):
         body = {**_params(sampling, index), "model": self.model, "logprobs": 0, "echo": False,
                 "prompt": prompts[0] if len(prompts) == 1 else prompts,
-                "return_token_ids": True, "return_tokens_as_token_ids": True}
+                "return_token_ids": True, "return_tokens_as_token_ids": True,
+                "include_stop_str_in_output": True}
 
         async def call(client):
             data = await self._post(client, "/completions", body)
@@ -92,8 +93,7 @@ class OpenAIPolicy:
             choice = (await self._post(client, "/chat/completions", body))["choices"][0]
             content = choice.get("logprobs") or {}
             lps = [t["logprob"] for t in content.get("content") or []]
-            return [Completion(choice["message"]["content"] or "", [], lps,
-                               _finish(choice.get("finish_reason")))]
+            return [Completion(_with_stop(choice), [], lps, _finish(choice.get("finish_reason")))]
         return call
 
     def _echo(self, context: list[int], target: list[int]):
@@ -167,6 +167,16 @@ def _params(sampling: SamplingParams, index: int) -> dict[str, Any]:
     if sampling.top_k > 0:
         body["top_k"] = sampling.top_k
     return {k: v for k, v in body.items() if v is not None}
+
+
+def _with_stop(choice: dict[str, Any]) -> str:
+    """Chat text with the matched stop string put back: OpenAI-style servers strip it, but
+    the environment parses it (`</search>` closes the call). vLLM names it in `stop_reason`."""
+    text = choice["message"]["content"] or ""
+    stop = choice.get("stop_reason")
+    if choice.get("finish_reason") == "stop" and isinstance(stop, str) and not text.endswith(stop):
+        text += stop
+    return text
 
 
 def _finish(reason: str | None) -> str:

@@ -11,6 +11,7 @@ clients send one query at a time and batched retrieval is far faster (§B.5).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import threading
 import time
 from typing import Any
@@ -122,6 +123,20 @@ def serve(retriever: Retriever, host: str = "127.0.0.1", port: int = 8000, **kwa
     uvicorn.run(create_app(retriever, **kwargs), host=host, port=port, log_level="warning")
 
 
+def _hit(item: dict[str, Any]) -> Hit:
+    """One result in either of Search-R1's shapes (`{"document", "score"}` or the bare
+    document). Search-R1's BM25 server sends documents without `id` (and sometimes as
+    title/text): the id is then a stable digest of the contents."""
+    doc, score = (item["document"], item.get("score", 0.0)) if "document" in item else (item, 0.0)
+    contents = doc.get("contents")
+    if contents is None:
+        contents = f"{doc['title']}\n{doc.get('text', '')}"
+    doc_id = doc.get("id")
+    if doc_id is None:
+        doc_id = "sha1:" + hashlib.sha1(str(contents).encode()).hexdigest()[:16]
+    return Hit(Document(str(doc_id), str(contents)), float(score or 0.0))
+
+
 class HTTPRetriever:
     """Client of `/retrieve`: retries connection errors, timeouts and 5xx with backoff."""
 
@@ -140,8 +155,16 @@ class HTTPRetriever:
             return []
         body = {"queries": list(queries), "topk": int(topk), "return_scores": True}
         payload = self._post(body)
-        return [[Hit(Document(str(h["document"]["id"]), h["document"]["contents"]),
-                     float(h.get("score", 0.0))) for h in row] for row in payload["result"]]
+        try:
+            rows = payload["result"]
+            if len(rows) != len(queries):
+                raise ValueError(f"{len(rows)} result lists for {len(queries)} queries")
+            return [[_hit(h) for h in row] for row in rows]
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise RetrieverUnavailable(f"retriever {self.url} sent a malformed /retrieve answer "
+                                       f"({type(e).__name__}: {e}); expected "
+                                       '{"result": [[{"document": {"contents": ...}, "score": ...}]]}'
+                                       ) from e
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         import httpx

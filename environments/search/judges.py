@@ -17,7 +17,7 @@ from typing import Any
 from envgym.environments.search import scoring
 from envgym.protocols import Judge
 
-__all__ = ["HTTPJudge", "RUBRICS", "RuleJudge", "parse_score", "slate_step_reward"]
+__all__ = ["HTTPJudge", "RUBRICS", "RuleJudge", "make_judge", "parse_score", "slate_step_reward"]
 
 RUBRICS = {
     "thinking": (
@@ -45,14 +45,15 @@ def slate_step_reward(judge: Judge, item: dict[str, Any], kind: str, turn: int, 
     """Eq. 3 (search: think + query) and Eq. 4 (answer: think + answer + λ(B−t)/B).
 
     `turn` counts from 1, so answering at the first step earns λ(B−1)/B; SLATE's code passes
-    a 0-based turn and pays λ there, an off-by-one we do not copy.
+    a 0-based turn and pays λ there, an off-by-one we do not copy. The forced answer after
+    the budget (turn B + 1) earns no bonus rather than a negative one.
     """
     out = {"judge_think": judge.judge("thinking", [item])[0]}
     if kind == "search":
         out["judge_query"] = judge.judge("query", [item])[0]
     else:
         out["judge_answer"] = judge.judge("answer", [item])[0]
-        out["judge_bonus"] = lam * (budget - turn) / budget
+        out["judge_bonus"] = lam * max(0, budget - turn) / budget
     return out
 
 
@@ -83,19 +84,71 @@ def _prompt(rubric: str, item: dict[str, Any]) -> str:
     return "\n".join(parts + ["", _FORMAT])
 
 
-class HTTPJudge:
-    """An OpenAI-compatible chat-completions judge, temperature 0, with a prompt-keyed cache."""
+_JUDGES: dict[tuple, HTTPJudge] = {}
+_JUDGES_LOCK = threading.Lock()
 
-    def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
-                 timeout: float = 60.0, retries: int = 3, max_tokens: int = 256):
+
+def make_judge(spec: Judge | str | None, *, model: str | None = None,
+               timeout: float = 60.0) -> Judge | None:
+    """A judge from a config value: None, `"rule"`, `"http://HOST:PORT/v1#MODEL"` (or the URL
+    with `model=`), or a `Judge` object. HTTP judges are probed once per process and shared,
+    so a dead judge fails here, at start-up, with what to do."""
+    if spec is None or not isinstance(spec, str):
+        return spec
+    if spec == "rule":
+        return RuleJudge()
+    if spec.startswith(("http://", "https://")):
+        url, _, named = spec.partition("#")
+        key = (url, named or model, timeout)
+        with _JUDGES_LOCK:
+            if key not in _JUDGES:
+                _JUDGES[key] = HTTPJudge(url, named or model, timeout=timeout, probe=True)
+            return _JUDGES[key]
+    from envgym.errors import InvalidConfig
+
+    raise InvalidConfig(f"judge must be 'rule', an OpenAI-compatible 'http://HOST:PORT/v1#MODEL' "
+                        f"or a Judge object, not {spec!r}.")
+
+
+class HTTPJudge:
+    """An OpenAI-compatible chat-completions judge, temperature 0, with a prompt-keyed cache.
+
+    `model=None` takes the server's first model. `probe=True` lists the models at start-up so
+    an unreachable server is an `InvalidConfig` naming the URL, not a failure mid-run."""
+
+    def __init__(self, base_url: str, model: str | None = None, *, api_key: str | None = None,
+                 timeout: float = 60.0, retries: int = 3, max_tokens: int = 256,
+                 probe: bool = False):
         import httpx
 
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
+        base = base_url.rstrip("/")
+        base = base if base.endswith("/v1") else base + "/v1"
+        self.client = httpx.Client(base_url=base, headers=headers, timeout=timeout)
         self.model, self.retries, self.max_tokens = model, retries, max_tokens
         self.cache: dict[str, float] = {}
         self.calls = 0
         self._lock = threading.Lock()
+        if probe or model is None:
+            self._probe()
+
+    def _probe(self) -> None:
+        import httpx
+
+        from envgym.errors import InvalidConfig
+        try:
+            r = self.client.get("/models")
+            r.raise_for_status()
+            models = [m["id"] for m in r.json().get("data", [])]
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as e:
+            raise InvalidConfig(f"judge server {self.client.base_url} is not answering "
+                                f"({type(e).__name__}: {e}); start an OpenAI-compatible server "
+                                "there (e.g. `envgym serve-policy`) or set judge = \"rule\".") from e
+        if self.model is None:
+            if not models:
+                raise InvalidConfig(f"judge server {self.client.base_url} lists no models; "
+                                    "name one: judge = \"URL#MODEL\".")
+            self.model = models[0]
 
     def judge(self, rubric: str, items: Sequence[dict[str, Any]]) -> list[float]:
         return [self._one(_prompt(rubric, item)) for item in items]
@@ -111,23 +164,36 @@ class HTTPJudge:
         return score
 
     def _complete(self, prompt: str) -> str:
+        """The judge's reply; retries transport errors and 5xx, then raises `PolicyError`
+        naming the server, so a dead judge fails the episode visibly instead of scoring 0."""
+        import time
+
         import httpx
 
+        from envgym.errors import PolicyError
         body = {"model": self.model, "temperature": 0, "max_tokens": self.max_tokens,
                 "messages": [{"role": "user", "content": prompt}]}
+        error = ""
         for attempt in range(self.retries + 1):
             try:
                 r = self.client.post("/chat/completions", json=body)
-                if r.status_code < 500 or attempt == self.retries:
+                if r.status_code < 500:
                     r.raise_for_status()
                     self.calls += 1
                     return r.json()["choices"][0]["message"]["content"] or ""
-            except (httpx.TransportError,) as e:
-                if attempt == self.retries:
-                    from envgym.errors import PolicyError
-
-                    raise PolicyError(f"judge server {self.client.base_url} unreachable: {e}") from e
-        return ""
+                error = f"HTTP {r.status_code}: {r.text[:200]}"
+            except httpx.HTTPStatusError as e:
+                raise PolicyError(f"judge server {self.client.base_url} refused the request: "
+                                  f"{e.response.status_code} {e.response.text[:200]}") from e
+            except (ValueError, KeyError, IndexError, TypeError) as e:
+                raise PolicyError(f"judge server {self.client.base_url} sent a malformed "
+                                  f"chat completion ({type(e).__name__}: {e})") from e
+            except httpx.TransportError as e:
+                error = f"{type(e).__name__}: {e}"
+            if attempt < self.retries:
+                time.sleep(0.2 * (attempt + 1))
+        raise PolicyError(f"judge server {self.client.base_url} failed after {self.retries + 1} "
+                          f"attempts ({error})")
 
     def close(self) -> None:
         self.client.close()

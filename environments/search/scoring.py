@@ -7,7 +7,7 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 
-__all__ = ["em", "f1", "normalize_answer", "subem"]
+__all__ = ["em", "f1", "normalize_answer", "subem", "valid_sequence"]
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = set(string.punctuation)
@@ -40,3 +40,32 @@ def f1(prediction: str, golds: Sequence[str]) -> float:
             prec, rec = common / len(p_tokens), common / len(g_tokens)
             best = max(best, 2 * prec * rec / (prec + rec))
     return best
+
+
+_SEQ_TAG = re.compile(r"(</?(?:think|search|information|answer)>)")
+# state -> {tag: next state}; Search-R1's `is_valid_sequence` grammar
+_GRAMMAR = {
+    "start": {"<think>": "in_think"}, "information": {"<think>": "in_think"},
+    "in_think": {"</think>": "after_think"},
+    "after_think": {"<search>": "in_search", "<answer>": "in_answer"},
+    "in_search": {"</search>": "after_search"},
+    "after_search": {"<information>": "in_information"},
+    "in_information": {"</information>": "information"},
+    "in_answer": {"</answer>": "end"},
+}
+_INSIDE = {"in_think", "in_search", "in_information", "in_answer"}
+
+
+def valid_sequence(response: str) -> bool:
+    """Search-R1's format check on the assistant response (prompt excluded): balanced
+    think/search/information/answer tags in the order think → (search → information →
+    think)* → answer, with only whitespace outside tags."""
+    state = "start"
+    for part in _SEQ_TAG.split(response):
+        if _SEQ_TAG.fullmatch(part):
+            state = _GRAMMAR.get(state, {}).get(part, "")
+            if not state:
+                return False
+        elif part.strip() and state not in _INSIDE:
+            return False
+    return state == "end"

@@ -129,3 +129,79 @@ def test_http_judge_against_local_server_with_cache(server_thread):
     assert len(seen) == 2 and judge.calls == 2  # the repeat came from the cache
     assert seen[0]["temperature"] == 0 and seen[0]["model"] == "judge-model"
     assert "novelty" in seen[0]["messages"][0]["content"]
+
+
+def test_search_r1_server_documents_without_id_and_malformed_answers(server_thread):
+    """Search-R1's BM25 server sends bare `{"contents"}` documents (no id), or title/text."""
+    from fastapi import FastAPI
+
+    app, mode = FastAPI(), {"shape": "scored"}
+
+    @app.post("/retrieve")
+    def retrieve(body: dict):
+        doc = {"contents": '"Velmora"\nVelmora is a city.'}
+        if mode["shape"] == "bare":
+            return {"result": [[{"title": '"Dastow"', "text": "Dastow exports honey."}]]}
+        if mode["shape"] == "broken":
+            return {"result": "oops"}
+        return {"result": [[{"document": doc, "score": 2.0}]]}
+
+    with server_thread(app) as url:
+        client = HTTPRetriever(url, retries=0)
+        (hit,), = client.search(["q"], 1)
+        (again,), = client.search(["q"], 1)
+        assert hit.document.title == "Velmora" and hit.document.id.startswith("sha1:")
+        assert hit.document.id == again.document.id  # stable, from the contents
+        mode["shape"] = "bare"
+        (bare,), = client.search(["q"], 1)
+        assert bare.document.title == "Dastow" and bare.score == 0.0
+        mode["shape"] = "broken"
+        with pytest.raises(RetrieverUnavailable, match="malformed"):
+            client.search(["q"], 1)
+        env = SearchEnv(retriever=client)
+        env.reset(seed=0)
+        obs, r, term, trunc, info = env.step("<think>t</think><search>q</search>")
+    assert "malformed" in obs[0]["content"] and "retrieval_error" in info and not term
+
+
+def _judge_app(replies: list[str], seen: list[dict]):
+    from fastapi import FastAPI
+
+    app = FastAPI()
+
+    @app.get("/v1/models")
+    def models():
+        return {"object": "list", "data": [{"id": "judge-model", "object": "model"}]}
+
+    @app.post("/v1/chat/completions")
+    def chat(body: dict):
+        seen.append(body)
+        return {"choices": [{"message": {"role": "assistant", "content": replies[0]}}]}
+
+    return app
+
+
+def test_http_judge_from_a_config_string_scores_steps(server_thread):
+    """`judge = "http://…/v1#MODEL"` from a config reaches a real OpenAI-compatible server."""
+    seen: list[dict] = []
+    with server_thread(_judge_app(["<score>1</score>"], seen)) as url:
+        env = SearchEnv(judge=f"{url}/v1#judge-model", max_turns=4)
+        env.reset(seed=0)
+        _, r, *_, info = env.step("<think>who is it</think><search>Velmora city</search>")
+        assert info["reward_components"] == {"judge_think": 1.0, "judge_query": 1.0} and r == 2.0
+        plain = SearchEnv(judge=f"{url}/v1")  # no #MODEL: the server's first model
+        assert plain.judge.model == "judge-model"
+    assert seen and all(b["model"] == "judge-model" and b["temperature"] == 0 for b in seen)
+
+
+def test_judge_dying_mid_run_fails_the_episode_visibly(server_thread):
+    """A judge that dies after start-up gives a failed episode naming it, never a silent 0."""
+    from envgym.errors import PolicyError
+
+    seen: list[dict] = []
+    with server_thread(_judge_app(["<score>1</score>"], seen)) as url:
+        env = SearchEnv(judge=f"{url}/v1#judge-model", judge_timeout=1.0)
+        env.reset(seed=1)
+    env.judge.retries = 0  # the server is gone now
+    with pytest.raises(PolicyError, match="judge server"):
+        env.step("<think>x y z</think><search>another query</search>")
