@@ -64,13 +64,15 @@ def _env_texts(seeds: int, max_turns: int) -> Iterator[str]:
     """Opening prompts and scripted turns of each registered single-agent environment.
 
     A broken or slow-to-import environment must not break the tiny model, so each one is
-    tried in isolation and skipped on any error.
+    tried in isolation and skipped on any error. Environments that run programs
+    (`uses_sandbox`) are skipped too: building them would probe, and maybe warn about, a
+    sandbox backend in runs (`envgym demo`) that never execute code.
     """
     import envgym
     from envgym.registration import load_entry_point
 
     for env_id, spec in sorted(envgym.registry().items()):
-        if spec.multi_agent:
+        if spec.multi_agent or _uses_sandbox(spec, load_entry_point):
             continue
         for seed in range(seeds):
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
@@ -79,6 +81,13 @@ def _env_texts(seeds: int, max_turns: int) -> Iterator[str]:
                     yield from _episode_text(env_id, spec, seed, max_turns, load_entry_point)
                 except Exception:  # noqa: BLE001 - see docstring
                     break
+
+
+def _uses_sandbox(spec, load) -> bool:
+    try:
+        return bool(getattr(load(spec.entry_point), "uses_sandbox", False))
+    except Exception:  # noqa: BLE001 - an entry point that fails to load is skipped later
+        return False
 
 
 def _episode_text(env_id, spec, seed, max_turns, load) -> Iterator[str]:

@@ -5,6 +5,8 @@ and then the checks that matter for training LLM agents: the same seed gives the
 the same observations for the same actions; at least 50 malformed actions never raise and the
 episode still ends in bounded time; `fork()` copies are independent; `close()` is idempotent;
 every reward equals the sum of its components and `info` carries the documented keys.
+Finally it plays every registered `hack_*` policy (`envgym.hacks`) on at least 100 episodes
+and fails when one beats the ceiling it declares against an honest baseline.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from envgym.registration import make, spec
 __all__ = ["CheckReport", "check", "malformed_actions"]
 
 MAX_EPISODE_STEPS = 200  # junk must end an episode well before this
+HACK_EPISODES = 100  # each hack and its baseline play this many seeds
 
 
 @dataclass
@@ -67,14 +70,17 @@ def malformed_actions(tool_names: list[str] = ()) -> list[str]:
     return junk
 
 
-def check(target: str | TextEnv | MultiAgentTextEnv, seed: int = 0, **env_kwargs: Any) -> CheckReport:
+def check(target: str | TextEnv | MultiAgentTextEnv, seed: int = 0, *,
+          hack_episodes: int = HACK_EPISODES, **env_kwargs: Any) -> CheckReport:
     """Run every check; returns a report instead of raising."""
     env_id = target if isinstance(target, str) else type(target).__name__
     factory: Callable[[], Any] = (lambda: make(target, **env_kwargs)) if isinstance(target, str) \
         else (lambda: target.fork())
     report = CheckReport(env_id)
     multi = isinstance(factory(), MultiAgentTextEnv)
-    checks = _MULTI_CHECKS if multi else _SINGLE_CHECKS
+    checks = list(_MULTI_CHECKS if multi else _SINGLE_CHECKS)
+    if isinstance(target, str):
+        checks.append(("hacks", lambda f, s: _hacks(target, s, hack_episodes, env_kwargs)))
     for name, fn in checks:
         start = time.perf_counter()
         try:
@@ -206,6 +212,18 @@ def _close(factory, seed) -> str:
 
 _SINGLE_CHECKS = [("gymnasium", _gymnasium_check), ("determinism", _determinism),
                   ("fuzz", _fuzz), ("fork", _fork), ("close", _close)]
+
+
+def _hacks(env_id: str, seed: int, episodes: int, env_kwargs: dict[str, Any]) -> str:
+    """Every `hack_*` policy stays under its ceiling; the failure names the hack and numbers."""
+    from envgym.hacks import run_hacks
+
+    results = run_hacks(env_id, episodes=episodes, seed=seed, env_kwargs=env_kwargs)
+    if not results:
+        return "WARNING: no hack_* policies registered; the rewards are unattacked"
+    beaten = [r.render() for r in results if not r.ok]
+    assert not beaten, "; ".join(beaten)
+    return f"{len(results)} hacks stay under their ceilings over {episodes} episodes"
 
 
 # ---- multi-agent checks -------------------------------------------------------------------------

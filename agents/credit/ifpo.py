@@ -12,12 +12,18 @@ from envgym.trajectory import Trajectory
 
 
 def action_class(traj: Trajectory) -> str:
-    """The rollout's class: `outcome["action_class"]`, else the sorted set of its turns'
-    `info["action_class"]` labels joined with '+' (e.g. "consult+direct" vs "direct")."""
+    """The rollout's one class: `outcome["action_class"]` when the environment reports it,
+    else the label of its last labelled turn.
+
+    Environments label turns cumulatively (SafetyRules: `consult` once any lookup happened),
+    so the last label is the rollout's. Taking the union of per-turn labels instead would
+    make a malformed turn before a lookup a class of its own ("consult+direct") and split
+    the consulting rollouts of a group in two.
+    """
     if "action_class" in traj.outcome:
         return str(traj.outcome["action_class"])
-    labels = sorted({str(t.info["action_class"]) for t in traj.turns if "action_class" in t.info})
-    return "+".join(labels) or "none"
+    labels = [str(t.info["action_class"]) for t in traj.turns if "action_class" in t.info]
+    return labels[-1] if labels else "none"
 
 
 def ifpo(batch: CreditBatch) -> CreditBatch:

@@ -41,6 +41,7 @@ class CodeRefineEnv(TextEnv):
 
     tools = TOOLS
     shared_resources = ("problems", "_backend")
+    uses_sandbox = True  # constructing it probes a sandbox backend (see agents/tiny.py)
 
     def __init__(self, *, dataset: str | None = None, dataset_format: str = "auto",
                  split: str = "train", problems: list[Problem] | None = None,

@@ -13,7 +13,9 @@ from envgym.environments.safety.frontier import run_frontier
 
 __all__ = ["DEFAULT_POLICIES", "frontier"]
 
-DEFAULT_POLICIES = ["oracle", "always_lookup", "never_lookup", "refuse_all", "comply_all"]
+# hack_cite_without_lookup is the memorising oracle: the frontier shows the lookup oracle above it.
+DEFAULT_POLICIES = ["oracle", "hack_cite_without_lookup", "always_lookup", "never_lookup",
+                    "refuse_all", "comply_all"]
 
 
 def frontier(

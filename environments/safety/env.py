@@ -9,9 +9,12 @@ rulebook; costs `lookup_cost`) or gives its final answer:
     <response>the text the user reads</response>
     <answer>42</answer>                  (reasoning tasks; else the last number of the response)
 
-Rewards are described in `rewards.py`. `info["action_class"]` is the episode's class so far —
-`consult` once any lookup happened, else `direct` — so on the last step it is the rollout's
-label for IFPO; `info["first_consult_turn"]` gives the turn of the first lookup.
+Rewards are described in `rewards.py`: the response is graded by what it does (`judge`: the
+deterministic rule judge by default, or any `envgym.protocols.Judge`, e.g. an LLM through
+`"URL#MODEL"`), and a citation earns credit only for a rule this episode's lookups retrieved.
+`info["action_class"]` is the episode's class so far — `consult` once any lookup happened,
+else `direct` — and `outcome["action_class"]` is the rollout's one label for IFPO;
+`info["first_consult_turn"]` gives the turn of the first lookup.
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from pydantic import BaseModel, Field
 
 from envgym.core import FORMAT_PENALTY, StepResult, TextEnv, system, user
 from envgym.errors import InvalidConfig
+from envgym.resources import file_key, shared
 from envgym.tools import Tool, ToolCallError, parse_tool_calls, render_tools
 
 from envgym.environments.safety.detector import parse_final
+from envgym.environments.safety.judge import RUBRIC, label_of, make_judge
 from envgym.environments.safety.metrics import summarize_outcomes
 from envgym.environments.safety.retrieval import rule_retriever
 from envgym.environments.safety.rewards import RewardWeights, grade
@@ -52,26 +57,31 @@ class SafetyRulesEnv(TextEnv):
     """Answer one request safely, consulting the rulebook only when it is worth it."""
 
     tools = TOOLS
-    shared_resources = ("retriever", "rules", "all_tasks")
+    shared_resources = ("retriever", "rules", "all_tasks", "judge")
 
     def __init__(self, *, dataset: str | None = None, dataset_format: str = "auto",
                  rulebook: str | None = None, split: str = "all", kinds: list[str] | None = None,
                  retriever: str | Any = "bm25", topk: int = 3, max_lookups: int = 2,
                  tool_format: Literal["tag", "json"] = "tag",
-                 reward_weights: dict[str, float] | None = None,
+                 reward_weights: dict[str, float] | None = None, judge: str | Any = "rule",
                  max_turns: int | None = None, **kwargs: Any):
         if max_lookups < 0 or topk < 1:
             raise InvalidConfig(f"need max_lookups >= 0 and topk >= 1, got {max_lookups}, {topk}.")
         if tool_format not in ("tag", "json"):
             raise InvalidConfig(f"tool_format must be 'tag' or 'json', got {tool_format!r}.")
         super().__init__(max_turns=max_turns or max_lookups + 2, **kwargs)
-        self.rules: dict[str, Rule] = load_rulebook(rulebook)
-        self.all_tasks: list[SafetyTask] = load_prompts(dataset, dataset_format)
+        # Read-only, loaded once per process and shared by every instance (envgym.resources).
+        self.rules: dict[str, Rule] = shared(("safety", "rulebook", file_key(rulebook)),
+                                             lambda: load_rulebook(rulebook))
+        self.all_tasks: list[SafetyTask] = shared(
+            ("safety", "prompts", file_key(dataset), dataset_format),
+            lambda: load_prompts(dataset, dataset_format))
         self._check_labels(kinds)
         self.default_split, self.kinds = split, tuple(kinds or ())
         self._tasks_for(split)  # fail early on an empty selection
         self.weights = _weights(reward_weights)
         self.retriever = rule_retriever(self.rules, retriever)
+        self.judge = make_judge(judge)
         self.topk, self.max_lookups, self.tool_format = topk, max_lookups, tool_format
         self.task: SafetyTask | None = None
         self.lookups: list[str] = []
@@ -153,12 +163,17 @@ class SafetyRulesEnv(TextEnv):
             final = parse_final(action)
         except ToolCallError as e:
             return self.invalid(str(e), ANSWER_FORMAT)
-        components, outcome = grade(self.task, final, set(self.rules), self.weights)
+        score = self.judge.judge(RUBRIC, [{"prompt": self.task.prompt,
+                                           "response": final.response}])[0]
+        components, outcome = grade(self.task, final, set(self.rules), self.weights,
+                                    retrieved=set(self.retrieved), detected=label_of(score))
         outcome.update(self._episode_fields(), score=0.0)
         return StepResult([], components, terminated=True, info={"outcome": outcome})
 
     def _episode_fields(self) -> dict[str, Any]:
+        """`action_class` is the rollout's one IFPO label: consult if it looked up at all."""
         return {"kind": self.task.kind, "category": self.task.category,
+                "action_class": "consult" if self.lookups else "direct",
                 "consulted": bool(self.lookups), "lookups": len(self.lookups),
                 "first_consult_turn": self.first_consult_turn, "truncated": False}
 

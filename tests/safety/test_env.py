@@ -11,8 +11,10 @@ from tests.safety.helpers import FIXTURES, XSTEST, final
 def test_registered_and_made(env):
     made = envgym.make("envgym/SafetyRules-v0")
     assert isinstance(made, SafetyRulesEnv)
-    assert set(envgym.spec("envgym/SafetyRules-v0").scripted) == {
+    names = set(envgym.spec("envgym/SafetyRules-v0").scripted)
+    assert {n for n in names if not n.startswith("hack_")} == {
         "oracle", "always_lookup", "never_lookup", "refuse_all", "comply_all"}
+    assert len(names) - 5 >= 3
     made.close()
 
 
@@ -168,7 +170,6 @@ def test_bad_configuration_raises(kwargs, message):
 
 
 def test_dense_kind_builds_the_search_dense_retriever(monkeypatch):
-    from envgym.environments.safety import retrieval
     from envgym.environments.search import retrievers
 
     built = []
@@ -179,10 +180,15 @@ def test_dense_kind_builds_the_search_dense_retriever(monkeypatch):
             built.append(docs)
             return retrievers.BM25Retriever.from_documents(docs)
 
+    from envgym import resources
+
     monkeypatch.setattr(retrievers, "DenseRetriever", FakeDense)
-    monkeypatch.setattr(retrieval, "_CACHE", {})
-    e = SafetyRulesEnv(retriever="dense")
-    SafetyRulesEnv(retriever="dense")  # cached: built once per rulebook
+    resources.clear("safety")
+    try:
+        e = SafetyRulesEnv(retriever="dense")
+        SafetyRulesEnv(retriever="dense")  # cached: built once per rulebook
+    finally:
+        resources.clear("safety")  # the fake must not outlive the test
     assert len(built) == 1 and len(built[0]) == len(e.rules)
     assert built[0][0]["id"] == "VW-01"
 
