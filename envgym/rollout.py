@@ -17,7 +17,10 @@ Public API:
   prefix in one batched call.
 
 How it runs. Each episode is a coroutine; environment `reset`/`step` (and scripted `act`) run
-in a thread pool, never on the event loop, under `step_timeout`. A policy's prompts are
+in a thread pool, never on the event loop, under `step_timeout`. The pool has `ENV_THREADS`
+workers however many episodes are in flight (`concurrency`): min(32, CPUs + 4), the standard
+library's own default for I/O-bound pools, or `$ENVGYM_ENV_THREADS`. More threads than that
+only add memory and GIL contention. Waiting for a free worker is not counted as step time. A policy's prompts are
 gathered by a batcher: it fires one `generate` call when every live episode that uses the
 policy is waiting for it (or after `batch_wait` seconds), so a turn costs one batched call
 while slow environments overlap. An exception or timeout in an environment ends *that*
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -55,7 +59,10 @@ from envgym.trajectory import Span, Trajectory, TrajectoryWriter, Turn
 __all__ = ["branch", "collect", "collect_multi"]
 
 FAILED = {"success": False, "score": 0.0}
-_KNOWN_INFO = {"task_id", "turn", "reward_components", "spans", "role", "state_key", "outcome"}
+ENV_THREADS = int(os.environ.get("ENVGYM_ENV_THREADS") or min(32, (os.cpu_count() or 1) + 4))
+"""Worker threads for environment calls per engine (see the module docstring)."""
+_KNOWN_INFO = {"task_id", "turn", "reward_components", "spans", "role", "state_key", "outcome",
+               "trajectory_meta"}
 
 
 # ---- public API --------------------------------------------------------------------------
@@ -137,6 +144,7 @@ class _Seat:
     obs_ids: list[int] = field(default_factory=list)
     ended_with_eos: bool = True
     spliced: bool = False
+    left: bool = False
 
     def observe(self, obs: list[Message]) -> None:
         """Take in new observation messages (and their template-delta ids)."""
@@ -165,15 +173,26 @@ class _Seat:
 
 
 class _Batcher:
-    """Gathers prompts of live episodes into one `generate` call per turn."""
+    """Gathers prompts of live episodes into one `generate` call per turn.
+
+    A call waits for *every* live episode of the policy, including those still inside an
+    environment step: on one device a batch of 16 costs about what a batch of 12 does, so
+    firing early and serving the stragglers with a second call nearly doubles the turn. It
+    stops waiting once no prompt has arrived for `wait` seconds (a slow environment's episode
+    then joins the next call instead of holding everyone up). Arrivals wake it through an
+    event, not by polling, so waiting costs the generating thread no GIL time.
+    """
 
     def __init__(self, policy: Any, sampling: SamplingParams, seed: int, wait: float):
         self.policy, self.sampling, self.seed, self.wait = policy, sampling, seed, wait
         self.queue: list[tuple[Any, asyncio.Future]] = []
         self.members = self.away = self.calls = 0
         self.busy = False
-        self.pool = ThreadPoolExecutor(1)
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="envgym-generate")
         self.generate_s = 0.0
+        self.sizes: list[int] = []
+        """Prompts per `generate` call, for benchmarks and tests of the batching."""
+        self.changed: asyncio.Event | None = None
 
     async def submit(self, prompt: Any) -> Completion:
         future = asyncio.get_running_loop().create_future()
@@ -182,15 +201,34 @@ class _Batcher:
         return await future
 
     def kick(self) -> None:
+        if self.changed is not None:
+            self.changed.set()
         if self.queue and not self.busy:
             self.busy = True
             asyncio.ensure_future(self._flush())
 
+    def leave(self) -> None:
+        """An episode (or agent) of this policy is done: stop waiting for it."""
+        self.members -= 1
+        self.kick()
+
+    async def _gather(self) -> None:
+        """Wait until every member is queued or none has arrived for `wait` seconds."""
+        self.changed = self.changed or asyncio.Event()
+        deadline, seen = time.monotonic() + self.wait, len(self.queue)
+        while len(self.queue) < self.members and (left := deadline - time.monotonic()) > 0:
+            self.changed.clear()
+            try:
+                await asyncio.wait_for(self.changed.wait(), left)
+            except asyncio.TimeoutError:
+                return
+            if len(self.queue) > seen:  # an arrival: the rest are likely close behind
+                deadline, seen = time.monotonic() + self.wait, len(self.queue)
+
     async def _flush(self) -> None:
-        deadline = time.monotonic() + self.wait
-        while len(self.queue) < self.members - self.away and time.monotonic() < deadline:
-            await asyncio.sleep(0.001)
+        await self._gather()
         batch, self.queue = self.queue, []
+        self.sizes.append(len(batch))
         sampling = self.sampling.with_seed((self.sampling.seed or self.seed) * 100_003 + self.calls)
         self.calls += 1
         start = time.perf_counter()
@@ -219,7 +257,9 @@ class _Engine:
         self.policies = {a: _resolve(p, self.env_id) for a, p in policies.items()}
         self.sampling, self.seed = sampling or SamplingParams(), seed
         self.step_timeout, self.max_turns = step_timeout, max_turns or 1000
-        self.pool = ThreadPoolExecutor(concurrency)
+        threads = max(1, min(concurrency, ENV_THREADS))
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="envgym-env")
+        self.free = asyncio.Semaphore(threads)
         self.slots = asyncio.Semaphore(concurrency)
         self.batchers = {id(p): _Batcher(p, self.sampling, seed, batch_wait)
                          for p in self.policies.values() if not isinstance(p, ScriptedFactory)}
@@ -230,9 +270,7 @@ class _Engine:
         for b in batchers:
             b.away += 1
         try:
-            loop = asyncio.get_running_loop()
-            return await asyncio.wait_for(loop.run_in_executor(self.pool, fn, *args),
-                                          self.step_timeout)
+            return await self.call(fn, *args)
         except asyncio.TimeoutError:
             raise TimeoutError(f"{getattr(fn, '__name__', 'call')} exceeded the step timeout "
                                f"of {self.step_timeout}s") from None
@@ -240,6 +278,18 @@ class _Engine:
             for b in batchers:
                 b.away -= 1
                 b.kick()
+
+    async def call(self, fn: Callable, *args: Any) -> Any:
+        """`fn(*args)` on a worker thread, timed from when a worker picks it up.
+
+        A worker is reserved first (`free`), and handed back only when the thread really
+        finishes: a call that timed out keeps its worker busy until it returns.
+        """
+        loop = asyncio.get_running_loop()
+        await self.free.acquire()
+        future = self.pool.submit(fn, *args)
+        future.add_done_callback(lambda _: _call_soon(loop, self.free.release))
+        return await asyncio.wait_for(asyncio.wrap_future(future), self.step_timeout)
 
     def seat(self, agent: str | None, traj: Trajectory, actor_seed: int) -> _Seat:
         policy = self.policies.get(agent, self.policies.get("*", self.policies.get(None)))
@@ -297,6 +347,13 @@ class _Engine:
             finally:
                 await self.release(env, [seat] if seat else [])
 
+    @staticmethod
+    def leave(seat: _Seat) -> None:
+        """Take a finished seat out of its batcher's count (once)."""
+        if seat.batcher and not seat.left:
+            seat.left = True
+            seat.batcher.leave()
+
     async def multi(self, task: int, member: int, seed: int) -> list[Trajectory]:
         group = f"{self.env_id}/{seed}"
         async with self.slots:
@@ -326,6 +383,7 @@ class _Engine:
                         if terms.get(a) or truncs.get(a):
                             _finish(seats[a].traj, obs.get(a, []), bool(terms.get(a)),
                                     bool(truncs.get(a)), infos.get(a, {}))
+                            self.leave(seats[a])
                         else:
                             seats[a].observe(list(obs.get(a, [])))
                 return [s.traj for s in seats.values()]
@@ -337,13 +395,10 @@ class _Engine:
 
     async def release(self, env: Any, seats: list[_Seat]) -> None:
         for s in seats:
-            if s.batcher:
-                s.batcher.members -= 1
-                s.batcher.kick()
+            self.leave(s)
         if env is not None:
             try:
-                await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(
-                    self.pool, env.close), self.step_timeout)
+                await self.call(env.close)
             except Exception:  # noqa: BLE001 - closing a broken env must not fail the episode
                 pass
 
@@ -381,6 +436,14 @@ def _run(env_id, policies, episodes, group_size, seed, env_kwargs, max_turns, sa
 
 
 # ---- helpers ---------------------------------------------------------------------------
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable) -> None:
+    """Schedule `fn` on `loop` from a worker thread; a loop already closed needs nothing."""
+    try:
+        loop.call_soon_threadsafe(fn)
+    except RuntimeError:
+        pass
 
 
 def _resolve(policy: Any, env_id: str) -> Any:
@@ -440,6 +503,7 @@ def _finish(traj: Trajectory, obs, term: bool, trunc: bool, info: dict[str, Any]
     traj.terminated, traj.truncated = bool(term), bool(trunc)
     traj.final_observation = list(obs)
     traj.outcome = _jsonable(dict(info.get("outcome") or {}))
+    traj.meta.update(_jsonable(dict(info.get("trajectory_meta") or {})))  # env-written structure
     return traj
 
 
