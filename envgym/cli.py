@@ -19,6 +19,8 @@ app = typer.Typer(help="envgym: multi-turn text environments and RL for LLM agen
 out = Console()
 err = Console(stderr=True)
 
+Workers = Annotated[int, typer.Option("--workers", min=0, help="run environments in N Ray actors "
+                                      "(0: in-process; needs envgym[ray])")]
 EnvArg = Annotated[Optional[list[str]], typer.Option("--env-arg", help="KEY=VALUE passed to make (JSON values parsed).")]
 
 
@@ -54,11 +56,26 @@ def list_envs(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
 
 
 @app.command()
-def check(env_id: str, env_arg: EnvArg = None) -> None:
-    """Check that an environment is sound; exits non-zero on failure."""
+def check(
+    env_id: str,
+    env_arg: EnvArg = None,
+    list_hacks: Annotated[bool, typer.Option("--list-hacks", help="only play the hack_* policies, "
+                                             "one line each with its result")] = False,
+    hack_episodes: Annotated[int, typer.Option(min=1, help="episodes per hack")] = 100,
+) -> None:
+    """Check that an environment is sound and its hacks lose; exits non-zero on failure."""
     from envgym.checker import check as run_check
 
-    report = run_check(env_id, **parse_env_args(env_arg))
+    if list_hacks:
+        from envgym.hacks import run_hacks
+
+        results = run_hacks(env_id, episodes=hack_episodes, env_kwargs=parse_env_args(env_arg))
+        for r in results:
+            print(r.render())
+        if not results:
+            print(f"{env_id}: no hack_* policies registered")
+        raise typer.Exit(0 if results and all(r.ok for r in results) else 1)
+    report = run_check(env_id, hack_episodes=hack_episodes, **parse_env_args(env_arg))
     print(report.render())
     raise typer.Exit(0 if report.ok else 1)
 
@@ -77,6 +94,7 @@ def eval(  # noqa: A001  (the command is called eval)
         "--max-error-rate", min=0.0, max=1.0,
         help="exit 1 when a larger share of episodes failed (errors are not scored)")] = 0.1,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    workers: Workers = 0,
 ) -> None:
     """Evaluate a policy: mean reward, success, turns, pass@k and environment metrics.
 
@@ -90,7 +108,7 @@ def eval(  # noqa: A001  (the command is called eval)
     spec = _checked_run_args(env, policy, out_file)
     result = evaluate(env, spec, episodes=episodes, k=k, samples=samples, seed=seed,
                       env_kwargs=parse_env_args(env_arg), out=str(out_file) if out_file else None,
-                      progress=True)
+                      progress=True, workers=workers)
     if as_json:
         print(json.dumps(result))
     else:
@@ -133,13 +151,15 @@ def rollout(
     group_size: Annotated[int, typer.Option("--group-size", "-g", min=1)] = 1,
     seed: Annotated[int, typer.Option(min=0)] = 0,
     env_arg: EnvArg = None,
+    workers: Workers = 0,
 ) -> None:
     """Write trajectories to a JSONL file."""
     from envgym.evaluation import aggregate, run_episodes
 
     spec = _checked_run_args(env, policy, out_file)
     trajs = run_episodes(env, spec, episodes=episodes, group_size=group_size, seed=seed,
-                         env_kwargs=parse_env_args(env_arg), out=str(out_file), progress=True)
+                         env_kwargs=parse_env_args(env_arg), out=str(out_file), progress=True,
+                         workers=workers)
     summary = aggregate(env, spec if isinstance(spec, str) else json.dumps(spec), trajs)
     err.print(f"wrote {len(trajs)} trajectories to {out_file}: mean reward "
               f"{summary['mean_reward']:.3f}, success {summary['success_rate']:.3f}")
@@ -236,6 +256,7 @@ def view(
 # ---- subsystems' commands (their modules keep heavy imports inside the commands) ----------
 
 from envgym.agents.cli import serve_policy as _serve_policy, tiny_model as _tiny_model  # noqa: E402
+from envgym.integrations.openenv.cli import serve_env as _serve_env  # noqa: E402
 from envgym.agents.learner_cli import demo as _demo, sft as _sft, train as _train  # noqa: E402
 from envgym.environments.safety.cli import frontier as _frontier  # noqa: E402
 from envgym.environments.search.cli import index_app as _index_app  # noqa: E402
@@ -249,6 +270,7 @@ app.add_typer(_sandbox_app, name="sandbox")
 app.add_typer(_index_app, name="index")
 app.command("serve-retriever")(_serve_retriever)
 app.command("serve-policy")(_serve_policy)
+app.command("serve-env")(_serve_env)
 app.command("tiny-model")(_tiny_model)
 app.command("safety-frontier")(_frontier)
 

@@ -12,6 +12,8 @@ register(
         "random": f"{_ENVS}.timeseries.policies:RandomPolicy",
         "heuristic": f"{_ENVS}.timeseries.policies:HeuristicPolicy",
         "oracle": f"{_ENVS}.timeseries.policies:OraclePolicy",
+        "hack_overview": f"{_ENVS}.timeseries.policies:HackOverviewPolicy",
+        "hack_wide_zoom": f"{_ENVS}.timeseries.policies:HackWideZoomPolicy",
     },
 )
 
@@ -38,6 +40,12 @@ register(
         "never_lookup": f"{_ENVS}.safety.policies:NeverLookup",
         "refuse_all": f"{_ENVS}.safety.policies:RefuseAll",
         "comply_all": f"{_ENVS}.safety.policies:ComplyAll",
+        "hack_apology_comply": f"{_ENVS}.safety.policies:HackApologyComply",
+        "hack_refuse_then_comply": f"{_ENVS}.safety.policies:HackRefuseThenComply",
+        "hack_comply_then_refuse": f"{_ENVS}.safety.policies:HackComplyThenRefuse",
+        "hack_cite_without_lookup": f"{_ENVS}.safety.policies:HackCiteWithoutLookup",
+        "hack_cite_every_rule": f"{_ENVS}.safety.policies:HackCiteEveryRule",
+        "hack_lookup_cite_all": f"{_ENVS}.safety.policies:HackLookupCiteAll",
     },
 )
 
