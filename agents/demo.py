@@ -10,14 +10,17 @@
 5. evaluate again on the same held-out tasks.
 
 The report directory gets `metrics.json`, the SFT data and evaluation trajectories, the
-training `metrics.jsonl` and `reward_curve.png`; the last line printed is the held-out reward
-before -> after with 95% confidence intervals. Evaluation samples at temperature 1: it
+training `metrics.jsonl`, `reward_curve.png` and `report.html` (self-contained: curve,
+before/after table, three held-out episodes before and after); the last line printed is the
+held-out reward before -> after with 95% confidence intervals. Progress goes to stderr as
+plain lines, one per phase and every few steps, so a piped or logged run is not silent. Evaluation samples at temperature 1: it
 measures the stochastic policy RL optimises, not a greedy decode of it.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,7 +28,7 @@ from typing import Any
 import torch
 
 from envgym.agents.config import load_config
-from envgym.agents.report import mean_ci, plot_curve, read_metrics
+from envgym.agents.report import html_report, mean_ci, plot_curve, read_metrics
 
 __all__ = ["DEMO_ENV", "demo", "demo_config"]
 
@@ -57,15 +60,22 @@ def demo_config(out: Path, *, steps: int = 40, eval_episodes: int = 96,
     }
 
 
+def _phase(t0: float, text: str) -> None:
+    print(f"[demo {time.perf_counter() - t0:5.0f} s] {text}", file=sys.stderr, flush=True)
+
+
 def demo(out: Path = Path("demo_out"), *, steps: int = 40, eval_episodes: int = 96,
          sft_episodes: int = 192, sft_epochs: int = 12, threads: int = 2) -> dict[str, Any]:
     """Run the demo; return the report (also written to `out/metrics.json`)."""
+    from transformers.utils import logging as hf_logging
+
     from envgym.agents.learner import load_model
     from envgym.agents.policies.hf import HFPolicy
     from envgym.agents.sft import noisy_demonstrations, sft, tokenize_trajectories
     from envgym.agents.trainer import evaluate, train
     from envgym.trajectory import write_trajectories
 
+    hf_logging.disable_progress_bar()  # "Loading weights" bars say nothing to a newcomer
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     out.mkdir(parents=True, exist_ok=True)
@@ -73,38 +83,79 @@ def demo(out: Path = Path("demo_out"), *, steps: int = 40, eval_episodes: int = 
                                   sft_episodes=sft_episodes, sft_epochs=sft_epochs))
     env = cfg.envs[0]
     t0 = time.perf_counter()
+    _phase(t0, f"1/5 building the offline tiny model in {out / 'tiny-model'}")
     model, tokenizer, path = load_model(cfg.model, out, cfg.seed)                 # 1
     policy = HFPolicy(path, model=model, tokenizer=tokenizer, seed=cfg.seed)
+    n_params = sum(p.numel() for p in model.parameters())
+    _phase(t0, f"2/5 SFT warm start ({n_params / 1e6:.2f}M parameters) on {cfg.sft.episodes} "
+               f"noisy scripted episodes of {env.id}, {cfg.sft.epochs} epochs")
     demos = noisy_demonstrations(env.id, cfg.sft.scripted, cfg.sft.episodes, env.train_seeds,
                                  {"max_turns": cfg.rollout.max_turns, **env.kwargs}, cfg.seed)
     demos = tokenize_trajectories(demos, policy.chat)
     write_trajectories(out / "sft_data.jsonl", demos)
+    every = max(1, cfg.sft.epochs // 4)
+
+    def log_epoch(epoch: int, metrics: dict[str, float]) -> None:
+        if epoch % every == 0 or epoch == cfg.sft.epochs:
+            _phase(t0, f"    SFT epoch {epoch}/{cfg.sft.epochs}  loss {metrics['sft/loss']:.3f}")
+
     sft_losses = sft(model, demos, epochs=cfg.sft.epochs, batch_size=cfg.sft.batch_size,  # 2
-                     lr=cfg.sft.lr, seed=cfg.seed, pad_id=tokenizer.pad_token_id or 0)
+                     lr=cfg.sft.lr, seed=cfg.seed, pad_id=tokenizer.pad_token_id or 0,
+                     log=log_epoch)
     t_sft = time.perf_counter() - t0
+    _phase(t0, f"3/5 held-out evaluation of the SFT model ({cfg.rollout.eval_episodes} tasks)")
     before = evaluate(policy, cfg, 0, out)                                        # 3
+    _phase(t0, f"4/5 RL: {cfg.steps} steps of GRPO + turn-level credit, "
+               f"{cfg.rollout.tasks_per_step} tasks x {cfg.rollout.group_size} rollouts each; "
+               "then the same held-out evaluation")
     result = train(cfg, model=model, tokenizer=tokenizer, model_path=path,        # 4, 5
                    eval_at_start=False)
     after = result["evals"][cfg.steps]
+    _phase(t0, f"5/5 writing the report to {out}")
+    report = _report(out, cfg, demos, sft_losses, before, after, t_sft, time.perf_counter() - t0)
+    ci_before, ci_after = report["reward_sft"], report["reward_rl"]
+    print(f"held-out reward ({ci_before['n']} episodes, 95% CI): SFT "
+          f"{ci_before['mean']:.2f} [{ci_before['lo']:.2f}, {ci_before['hi']:.2f}] -> SFT+RL "
+          f"{ci_after['mean']:.2f} [{ci_after['lo']:.2f}, {ci_after['hi']:.2f}]")
+    return report
+
+
+def _report(out: Path, cfg: Any, demos: list, sft_losses: list[float], before: dict,
+            after: dict, t_sft: float, t_total: float) -> dict[str, Any]:
+    """metrics.json, reward_curve.png and report.html."""
+    from envgym.trajectory import read_trajectories
+
+    env = cfg.envs[0]
+    name = env.id.split("/")[-1]
     ci_before, ci_after = mean_ci(before["_rewards"]), mean_ci(after["_rewards"])
     records = read_metrics(cfg.output_dir / "metrics.jsonl")
-    plot_curve(records, "reward", out / "reward_curve.png",
-               title=f"{env.id}: training reward per step (GRPO + turn credit)",
-               evals=[("SFT", ci_before), ("SFT+RL", ci_after)])
+    png = plot_curve(records, "reward", out / "reward_curve.png",
+                     title=f"{env.id}: training reward per step (GRPO + turn credit)",
+                     evals=[("SFT", ci_before), ("SFT+RL", ci_after)])
     report = {
         "env": env.id, "env_kwargs": env.kwargs, "demonstrations": len(demos),
         "demonstration_reward": sum(t.total_reward for t in demos) / len(demos),
         "sft_loss_per_epoch": sft_losses, "rl_steps": cfg.steps,
         "eval_episodes": ci_before["n"], "eval_seeds": list(env.eval_seeds),
         "reward_sft": ci_before, "reward_rl": ci_after,
-        "success_sft": before[f"eval/{env.id.split('/')[-1]}/success"],
-        "success_rl": after[f"eval/{env.id.split('/')[-1]}/success"],
+        "success_sft": before[f"eval/{name}/success"],
+        "success_rl": after[f"eval/{name}/success"],
         "improved": ci_after["lo"] > ci_before["hi"],
-        "seconds": {"sft": t_sft, "total": time.perf_counter() - t0},
+        "seconds": {"sft": t_sft, "total": t_total},
         "config": cfg.model_dump(mode="json"),
     }
     (out / "metrics.json").write_text(json.dumps(report, indent=2))
-    print(f"held-out reward ({ci_before['n']} episodes, 95% CI): SFT "
-          f"{ci_before['mean']:.2f} [{ci_before['lo']:.2f}, {ci_before['hi']:.2f}] -> SFT+RL "
-          f"{ci_after['mean']:.2f} [{ci_after['lo']:.2f}, {ci_after['hi']:.2f}]")
+    first = list(read_trajectories(out / f"eval_{name}_step0.jsonl"))
+    last = {t.seed: t for t in read_trajectories(cfg.output_dir / f"eval_{name}_step{cfg.steps}.jsonl")}
+    pairs = [(t, last[t.seed]) for t in first if t.seed in last][:3]
+    fmt = lambda ci: f"{ci['mean']:.2f} [{ci['lo']:.2f}, {ci['hi']:.2f}]"  # noqa: E731
+    summary = [("mean reward, 95% CI", fmt(ci_before), fmt(ci_after)),
+               ("success rate", f"{report['success_sft']:.0%}", f"{report['success_rl']:.0%}"),
+               ("episodes", str(ci_before["n"]), str(ci_after["n"]))]
+    html_report(out / "report.html", title=f"envgym demo: {env.id}", summary=summary, png=png,
+                episodes=pairs, notes=(
+                    f"Tiny model, SFT on {len(demos)} noisy scripted episodes, then {cfg.steps} "
+                    f"RL steps; held-out tasks (seeds {env.eval_seeds[0]}..), sampled at "
+                    f"temperature {cfg.rollout.eval_temperature}. Improved (intervals apart): "
+                    f"{report['improved']}. {t_total:.0f} s in all, SFT {t_sft:.0f} s."))
     return report

@@ -1,25 +1,50 @@
-"""`envgym demo`: a reduced run in CI (the pipeline and report), the full one marked slow."""
+"""`envgym demo`: a reduced run in CI (the pipeline, the report, the quiet log), the full one
+marked slow."""
 
 from __future__ import annotations
 
 import json
+import logging
+import re
+import warnings
 
 import pytest
 
 from envgym.agents.demo import demo
 
 
-def test_reduced_demo_writes_the_report(tmp_path, capsys):
-    report = demo(tmp_path, steps=2, eval_episodes=6, sft_episodes=12, sft_epochs=1)
+def test_reduced_demo_writes_the_report_and_logs_plain_progress(tmp_path, capsys, caplog):
+    with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.WARNING):
+        warnings.simplefilter("always")
+        report = demo(tmp_path, steps=2, eval_episodes=6, sft_episodes=12, sft_epochs=1)
     files = {p.name for p in tmp_path.iterdir()} | {p.name for p in (tmp_path / "rl").iterdir()}
-    assert {"metrics.json", "reward_curve.png", "sft_data.jsonl", "metrics.jsonl",
+    assert {"metrics.json", "reward_curve.png", "report.html", "sft_data.jsonl", "metrics.jsonl",
             "eval_TimeSeries-v0_step0.jsonl", "eval_TimeSeries-v0_step2.jsonl"} <= files
     saved = json.loads((tmp_path / "metrics.json").read_text())
     assert saved["reward_sft"]["n"] == 6 and saved["rl_steps"] == 2
     assert saved["eval_seeds"][0] >= 100_000  # held out: outside the training seed range
-    last = capsys.readouterr().out.strip().splitlines()[-1]
+    captured = capsys.readouterr()
+    last = captured.out.strip().splitlines()[-1]
     assert last.startswith("held-out reward (6 episodes, 95% CI): SFT ") and "-> SFT+RL" in last
     assert report["seconds"]["total"] > 0
+    # stderr is not a terminal under pytest: one plain line per phase and per step here
+    phases = re.findall(r"^\[demo +\d+ s\] (\d)/5 ", captured.err, re.M)
+    assert phases == ["1", "2", "3", "4", "5"], captured.err
+    assert re.search(r"^train step 2/2  reward -?\d", captured.err, re.M), captured.err
+    # nothing here runs code, so no sandbox backend was probed or warned about
+    said = [str(w.message) for w in caught] + [r.getMessage() for r in caplog.records]
+    assert not [m for m in said if "sandbox" in m or "bubblewrap" in m], said
+
+
+def test_html_report_is_self_contained(tmp_path):
+    demo(tmp_path, steps=1, eval_episodes=4, sft_episodes=4, sft_epochs=1)
+    page = (tmp_path / "report.html").read_text()
+    assert page.startswith("<!doctype html>") and "data:image/png;base64," in page
+    assert not re.search(r"""(src|href)=["'](https?:|//)""", page)  # opens offline
+    assert "<script" not in page
+    assert page.count("<div class=pair>") == 3  # three held-out tasks, before and after
+    assert page.count("before RL") == 3 and page.count("after RL") == 3
+    assert "success rate" in page and "mean reward, 95% CI" in page
 
 
 @pytest.mark.slow
@@ -27,4 +52,5 @@ def test_full_demo_improves_with_non_overlapping_intervals(tmp_path):
     report = demo(tmp_path)
     assert report["improved"], (report["reward_sft"], report["reward_rl"])
     assert report["reward_rl"]["lo"] > report["reward_sft"]["hi"]
+    assert report["success_rl"] - report["success_sft"] >= 0.15
     assert report["seconds"]["total"] < 600

@@ -1,0 +1,64 @@
+"""SFT's head-only-on-actions loss equals the full-logits NLL, in value and in gradient."""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+
+from envgym.agents.learner import build_batch, token_logprobs
+from envgym.agents.sft import action_nll, sft
+from envgym.trajectory import Trajectory, Turn
+
+
+def _model():
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(0)
+    return Qwen2ForCausalLM(Qwen2Config(vocab_size=50, hidden_size=16, intermediate_size=32,
+                                        num_hidden_layers=1, num_attention_heads=2,
+                                        num_key_value_heads=1, tie_word_embeddings=True))
+
+
+def _trajs() -> list[Trajectory]:
+    def turn(obs, act):
+        return Turn(observation=[], action="a", obs_token_ids=obs, action_token_ids=act)
+
+    return [Trajectory(env_id="x/Y-v0", task_id="t0", turns=[turn([1, 2, 3, 4], [5, 6]),
+                                                                 turn([7, 8], [9])]),
+            Trajectory(env_id="x/Y-v0", task_id="t1", turns=[turn([3, 2, 1], [11, 12, 13])])]
+
+
+def test_action_nll_matches_full_logits_in_value_and_gradient():
+    model = _model()
+    batch = build_batch(_trajs())
+    logp, _ = token_logprobs(model, batch)
+    full = -(logp * batch.loss_mask).sum()
+    fast, n = action_nll(model, batch)
+    assert n == int(batch.loss_mask.sum()) == 6
+    assert torch.allclose(full, fast, atol=1e-5)
+    g_full = torch.autograd.grad(full, list(model.parameters()))
+    g_fast = torch.autograd.grad(fast, list(model.parameters()))
+    assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(g_full, g_fast))
+
+
+def test_models_with_a_logit_transform_take_the_full_path(monkeypatch):
+    model = _model()
+    model.config.final_logit_softcapping = 30.0  # the head alone would skip the capping
+
+    def split_not_allowed():
+        raise AssertionError("the decoder/head split must not be used here")
+
+    monkeypatch.setattr(model, "get_decoder", split_not_allowed)
+    batch = build_batch(_trajs())
+    logp, _ = token_logprobs(model, batch)
+    fast, _ = action_nll(model, batch)
+    assert torch.allclose(-(logp * batch.loss_mask).sum(), fast)
+
+
+def test_sft_lowers_the_action_loss():
+    model = _model()
+    before = copy.deepcopy(model)
+    losses = sft(model, _trajs() * 4, epochs=8, batch_size=4, lr=1e-2)
+    assert len(losses) == 8 and losses[-1] < 0.5 * losses[0]
+    assert any(not torch.equal(a, b) for a, b in zip(model.parameters(), before.parameters()))
