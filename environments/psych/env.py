@@ -40,6 +40,7 @@ from envgym.environments.psych.simulator import (REFUSAL, LLMSimulator, ReplaySi
 from envgym.environments.psych.state import EvidenceState, EvidenceTracker, Posterior, entropy_bits
 from envgym.errors import InvalidConfig
 from envgym.protocols import Judge
+from envgym.resources import file_key, shared
 from envgym.tools import ToolCallError
 
 WEIGHTS = {"process": 0.01, "gain": 0.005, "entropy_gain": 0.01, "format": -0.1, "repeat": -0.1,
@@ -83,10 +84,7 @@ class ConsultEnv(TextEnv):
         self.budget, self.stage_one, self.info_gain = budget, stage_one, info_gain
         self.weights = {**WEIGHTS, **(weights or {})}
         self.encoder = get_encoder(encoder)
-        self.matcher = IntentMatcher(self.encoder)
-        train = [c for c in self.cases if c.split == "train"] or self.cases
-        self.bank = ReasoningBank(build_bank(self.cases, seed=case_seed), self.encoder)
-        self.posterior = Posterior(c.labels for c in train)
+        self.matcher, self.bank, self.posterior = _shared_state(self.cases, case_seed, self.encoder)
         self.judge: Judge = judge or RuleJudge()
         self.case: Case | None = None
         self.sim: Any = None
@@ -366,8 +364,26 @@ class ConsultEnv(TextEnv):
 
 
 def _load(dataset: str | None, dataset_format: str, n_cases: int, seed: int) -> Sequence[Case]:
-    if dataset is None:
-        return generate_cases(n_cases, seed)
-    from envgym.environments.psych.loader import load_cases
+    """The cases, loaded or generated once per process (per file version) and shared."""
+    def build() -> Sequence[Case]:
+        if dataset is None:
+            return generate_cases(n_cases, seed)
+        from envgym.environments.psych.loader import load_cases
 
-    return load_cases(dataset, dataset_format)
+        return load_cases(dataset, dataset_format)
+    key = ("psych", "cases", file_key(dataset), dataset_format if dataset else None,
+           None if dataset else n_cases, seed if dataset is None else None)
+    return shared(key, build)
+
+
+def _shared_state(cases: Sequence[Case], case_seed: int, encoder: Encoder
+                  ) -> tuple[IntentMatcher, ReasoningBank, Posterior]:
+    """Matcher, reasoning bank (its keys encoded) and posterior, built once per process for a
+    (cases, seed, encoder): they are read-only, and building them encodes hundreds of static
+    texts. Keyed by object identity; the cached value holds the objects so ids stay unique."""
+    def build():
+        train = [c for c in cases if c.split == "train"] or list(cases)
+        bank = ReasoningBank(build_bank(cases, seed=case_seed), encoder)
+        bank.keys  # noqa: B018 - encode the static bank entries now, once
+        return cases, encoder, (IntentMatcher(encoder), bank, Posterior(c.labels for c in train))
+    return shared(("psych", "state", id(cases), case_seed, id(encoder)), build)[2]

@@ -1,6 +1,6 @@
 """Rule retrieval through the search environment's retrievers (BM25 default, dense optional).
 
-Indexes are cached per (kind, rulebook digest): `envgym eval` makes many environments over the
+Indexes are cached per (kind, rulebook digest) in `envgym.resources`, built once under a lock: `envgym eval` makes many environments over the
 same rulebook, and a dense index costs an encoder load.
 """
 
@@ -10,13 +10,13 @@ from typing import Any
 
 from envgym.core import state_digest
 from envgym.errors import InvalidConfig
+from envgym.resources import shared
 
 from envgym.environments.safety.rulebook import Rule, rule_documents
 
 __all__ = ["RETRIEVERS", "rule_retriever"]
 
 RETRIEVERS = ("bm25", "dense")
-_CACHE: dict[tuple[str, str], Any] = {}
 
 
 def rule_retriever(rules: dict[str, Rule], kind: str | Any = "bm25") -> Any:
@@ -29,10 +29,8 @@ def rule_retriever(rules: dict[str, Rule], kind: str | Any = "bm25") -> Any:
     if kind not in RETRIEVERS:
         raise InvalidConfig(f"retriever must be one of {RETRIEVERS}, not {kind!r}.")
     docs = rule_documents(rules)
-    key = (kind, state_digest(docs))
-    if key not in _CACHE:
+    def build() -> Any:
         from envgym.environments.search.retrievers import BM25Retriever, DenseRetriever
 
-        cls = BM25Retriever if kind == "bm25" else DenseRetriever
-        _CACHE[key] = cls.from_documents(docs)
-    return _CACHE[key]
+        return (BM25Retriever if kind == "bm25" else DenseRetriever).from_documents(docs)
+    return shared(("safety", "retriever", kind, state_digest(docs)), build)

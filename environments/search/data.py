@@ -12,21 +12,22 @@ A task is a plain dict: `id`, `question`, `golden_answers`, and where known `gol
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
 from envgym.data import load_records
 from envgym.environments.search.world import World, generate_world
 from envgym.errors import DatasetError, InvalidConfig
+from envgym.resources import shared
 
 __all__ = ["default_world", "load_corpus", "load_hotpotqa", "load_search_r1", "load_tasks"]
 
 
-@functools.lru_cache(maxsize=4)
 def default_world(seed: int = 0, n_questions: int = 1000) -> World:
-    """The shipped world, generated once per process (about 3 s; deterministic in `seed`)."""
-    return generate_world(seed, n_questions=n_questions)
+    """The shipped world, generated once per process even when 64 threads ask at once
+    (deterministic in `seed`; treat it as read-only)."""
+    return shared(("search", "world", seed, n_questions),
+                  lambda: generate_world(seed, n_questions=n_questions))
 
 
 def load_corpus(path: str | Path) -> list[dict[str, str]]:

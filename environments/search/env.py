@@ -23,6 +23,7 @@ from envgym.environments.search.judges import RuleJudge, slate_step_reward
 from envgym.environments.search.retrievers import BM25Retriever, Hit, Retriever
 from envgym.errors import InvalidConfig, RetrieverUnavailable
 from envgym.protocols import Judge
+from envgym.resources import file_key, shared
 
 __all__ = ["SearchEnv"]
 
@@ -30,14 +31,28 @@ _CALL = re.compile(r"<(search|answer)>(.*?)</\1>", re.DOTALL)
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 
 
-_BM25: dict[int, tuple[list, BM25Retriever]] = {}
-
-
 def _bm25_for(corpus: list[dict[str, str]]) -> BM25Retriever:
-    """One index per corpus object per process, so `make()` and `fork()` share it."""
-    if id(corpus) not in _BM25:
-        _BM25[id(corpus)] = (corpus, BM25Retriever.from_documents(corpus))
-    return _BM25[id(corpus)][1]
+    """One index per corpus object per process, shared by every `make()` and `fork()`.
+
+    Keyed by the corpus object: corpora come from `_load_tasks`/`_load_corpus`, which return
+    the same list to every environment. The cached value holds the corpus, so its id stays
+    unique while the index lives."""
+    return shared(("search", "bm25", id(corpus)),
+                  lambda: (corpus, BM25Retriever.from_documents(corpus)))[1]
+
+
+def _load_tasks(dataset: str | None, dataset_format: str | None, world_seed: int, split: str
+                ) -> tuple[list[dict[str, Any]], list[dict[str, str]] | None]:
+    """(tasks of `split`, corpus or None), loaded once per process per file version."""
+    def build():
+        tasks, corpus = load_tasks(dataset, dataset_format, world_seed)
+        return (_split(tasks, split) if dataset is None else tasks), corpus
+    return shared(("search", "tasks", file_key(dataset), dataset_format, world_seed,
+                   split if dataset is None else None), build)
+
+
+def _load_corpus(path: str) -> list[dict[str, str]]:
+    return shared(("search", "corpus", file_key(path)), lambda: load_corpus(path))
 
 
 def _make_retriever(spec: str | Retriever, corpus: list[dict[str, str]]) -> Retriever:
@@ -51,12 +66,16 @@ def _make_retriever(spec: str | Retriever, corpus: list[dict[str, str]]) -> Retr
         return _bm25_for(corpus)
     from envgym.environments.search import retrievers
 
+    def dense() -> retrievers.DenseRetriever:
+        return shared(("search", "dense", id(corpus)),
+                      lambda: (corpus, retrievers.DenseRetriever.from_documents(corpus)))[1]
+
     if spec == "dense":
-        return retrievers.DenseRetriever.from_documents(corpus)
+        return dense()
     if spec == "hybrid":
-        return retrievers.HybridRetriever(_make_retriever("bm25", corpus),
-                                          retrievers.DenseRetriever.from_documents(corpus))
-    return retrievers.load_retriever(spec)
+        return shared(("search", "hybrid", id(corpus)),
+                      lambda: retrievers.HybridRetriever(_bm25_for(corpus), dense()))
+    return shared(("search", "index", file_key(spec)), lambda: retrievers.load_retriever(spec))
 
 
 class SearchEnv(TextEnv):
@@ -79,13 +98,13 @@ class SearchEnv(TextEnv):
             raise InvalidConfig(f"reward must be 'em', 'f1' or 'em_format', not {reward!r}.")
         if topk < 1 or max_turns < 1:
             raise InvalidConfig("topk and max_turns must be at least 1.")
-        tasks, task_corpus = load_tasks(dataset, dataset_format, world_seed)
+        tasks, task_corpus = _load_tasks(dataset, dataset_format, world_seed, split)
         if corpus is not None:
-            task_corpus = load_corpus(corpus)
+            task_corpus = _load_corpus(corpus)
         if task_corpus is None and isinstance(retriever, str) and retriever in ("bm25", "dense", "hybrid"):
             raise InvalidConfig("this dataset has no corpus: pass corpus=PATH (wiki-18 style JSONL), "
                                 "a saved index directory, or a retriever URL.")
-        self.tasks = _split(tasks, split) if dataset is None else tasks
+        self.tasks = tasks
         self.retriever = _make_retriever(retriever, task_corpus or [])
         self.topk, self.protocol, self.reward_kind = topk, protocol, reward
         self.formatter = get_formatter(formatter)

@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field, StrictInt
 
 from envgym.core import StepResult, TextEnv, system, user
 from envgym.errors import InvalidConfig
+from envgym.resources import file_key, shared
 from envgym.tools import Tool, ToolCallError, extract_tag, find_tags, parse_json_calls, render_tools
 
 from envgym.environments.timeseries.tasks import LETTERS, TASK_TYPES, Task, generate_task
@@ -63,6 +64,7 @@ class TimeSeriesEnv(TextEnv):
     """Zoom into a long series, then answer a multiple-choice question about it."""
 
     tools = TOOLS
+    shared_resources = ("dataset_tasks",)
 
     def __init__(self, *, series_length: int = 1024, task_types: list[str] | None = None,
                  sketch_points: int = 16, zoom_points: int = 64, max_rounds: int = 5,
@@ -87,7 +89,8 @@ class TimeSeriesEnv(TextEnv):
         if dataset is not None:
             from envgym.environments.timeseries.loader import load_tasks
 
-            self.dataset_tasks = load_tasks(dataset, dataset_format)
+            self.dataset_tasks = shared(("timeseries", "tasks", file_key(dataset), dataset_format),
+                                        lambda: load_tasks(dataset, dataset_format))
         self.task: Task | None = None
 
     # ---- episode ----------------------------------------------------------------------------
