@@ -21,11 +21,12 @@ from typing import Any
 
 import gymnasium
 
-from envgym.errors import RegistrationError, UnknownEnvironment
+from envgym.errors import EnvGymError, RegistrationError, UnknownEnvironment
 
 __all__ = ["EnvSpec", "load_entry_point", "make", "register", "registry", "spec"]
 
 ENTRY_POINT_GROUP = "envgym.environments"
+RESOLVER_GROUP = "envgym.resolvers"
 ID_RE = re.compile(r"^(?:(?P<namespace>[\w:.-]+)/)?(?P<name>[\w:.-]+?)-v(?P<version>\d+)$")
 
 
@@ -84,9 +85,33 @@ def registry() -> dict[str, EnvSpec]:
 
 def spec(id: str) -> EnvSpec:
     specs = registry()
-    if id not in specs:
+    if id in specs:
+        return specs[id]
+    resolved = _resolve(id)
+    if resolved is None:
         raise UnknownEnvironment(id, sorted(specs))
-    return specs[id]
+    return resolved
+
+
+def _resolve(id: str) -> EnvSpec | None:
+    """Specs for ids no registry can list, such as `openenv:URL` (any server, any URL).
+
+    Resolvers are plugins in the entry-point group `envgym.resolvers`: callables mapping an
+    id to an `EnvSpec`, or None when the id is not theirs. The core names none of them.
+    """
+    if not isinstance(id, str):
+        return None
+    for ep in entry_points(group=RESOLVER_GROUP):
+        try:
+            found = ep.load()(id)
+        except EnvGymError:
+            raise
+        except Exception as e:  # a third party's bug must not hide the unknown-id error
+            warnings.warn(f"envgym resolver `{ep.name}` ({ep.value}) failed: {e}", stacklevel=2)
+            continue
+        if found is not None:
+            return found
+    return None
 
 
 def make(id: str, **kwargs: Any) -> Any:
