@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["load_latest", "restore_rng", "rng_state", "save_checkpoint"]
+__all__ = ["load_latest", "load_model_state", "load_optimizer_state", "model_state",
+           "optimizer_state", "restore_rng", "rng_state", "save_checkpoint"]
 
 
 def rng_state() -> dict[str, Any]:
@@ -75,3 +76,61 @@ def load_latest(root: Path) -> dict[str, Any] | None:
         if (path / "state.pt").is_file():
             return torch.load(path / "state.pt", map_location="cpu", weights_only=False)
     return None
+
+
+# ---- model and optimizer states, whatever the wrapper -------------------------------------
+
+def _fsdp(model: Any) -> bool:
+    from envgym.agents.fsdp import is_fsdp
+    return is_fsdp(model)
+
+
+def _options(**kw: Any) -> Any:
+    from torch.distributed.checkpoint.state_dict import StateDictOptions
+    return StateDictOptions(full_state_dict=True, **kw)
+
+
+def _strip(state: dict[str, Any]) -> dict[str, Any]:
+    """FSDP names parameters from the `LogprobModel` root (`module.` + the HF name)."""
+    return {k.removeprefix("module."): v for k, v in state.items()}
+
+
+def model_state(model: Any, every_rank: bool = False) -> dict[str, torch.Tensor]:
+    """The full state dict with the causal LM's own names (what `save_pretrained` and a
+    rollout engine load). Under FSDP this gathers the shards: a collective that every rank
+    must call; the result is on CPU and, unless `every_rank`, only rank 0 gets it."""
+    if not _fsdp(model):
+        from envgym.agents.learner import unwrap
+        return unwrap(model).state_dict()
+    from torch.distributed.checkpoint.state_dict import get_model_state_dict
+    state = get_model_state_dict(model, options=_options(cpu_offload=not every_rank))
+    if every_rank:
+        state = {k: v.cpu() for k, v in state.items()}
+    return _strip(state)
+
+
+def optimizer_state(model: Any, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+    """The optimizer's full state (FSDP: gathered to rank 0, keyed by parameter name)."""
+    if not _fsdp(model):
+        return optimizer.state_dict()
+    from torch.distributed.checkpoint.state_dict import get_optimizer_state_dict
+    return get_optimizer_state_dict(model, optimizer, options=_options(cpu_offload=True))
+
+
+def load_model_state(model: Any, state: dict[str, torch.Tensor]) -> None:
+    """Inverse of `model_state`; under FSDP each rank keeps its shard of the full tensors."""
+    if not _fsdp(model):
+        from envgym.agents.learner import unwrap
+        unwrap(model).load_state_dict(state)
+        return
+    from torch.distributed.checkpoint.state_dict import set_model_state_dict
+    set_model_state_dict(model, {f"module.{k}": v for k, v in state.items()}, options=_options())
+
+
+def load_optimizer_state(model: Any, optimizer: torch.optim.Optimizer, state: dict[str, Any]
+                         ) -> None:
+    if not _fsdp(model):
+        optimizer.load_state_dict(state)
+        return
+    from torch.distributed.checkpoint.state_dict import set_optimizer_state_dict
+    set_optimizer_state_dict(model, optimizer, state, options=_options())

@@ -55,6 +55,9 @@ class ModelConfig(_Strict):
     lora_alpha: int = Field(32, gt=0)
     lora_targets: str | list[str] = "all-linear"
     vllm_gpu_memory_utilization: float = Field(0.3, gt=0, le=1)
+    warm_start: Literal["none", "sft"] = "none"
+    """`sft`: train from `envgym sft` on this config (run once into output_dir/sft, then
+    reused), so a tiny CPU run starts from a policy that emits well-formed turns."""
 
     @model_validator(mode="after")
     def _fsdp_without_lora(self) -> ModelConfig:
@@ -71,6 +74,9 @@ class EnvConfig(_Strict):
     train_seeds: tuple[int, int] = (0, 1_000_000)
     """Tasks are drawn from seeds in [lo, hi); keep eval seeds outside this range."""
     eval_seeds: tuple[int, int] = (1_000_000, 1_000_064)
+    agents: dict[str, str] = Field(default_factory=dict)
+    """Multi-agent environments: agents that play a fixed policy (`agent_1 = "scripted:noisy"`),
+    `trainable=False` and no gradient. Every other agent plays the learner's policy."""
 
     @model_validator(mode="after")
     def _ranges(self) -> EnvConfig:
@@ -95,7 +101,15 @@ class RolloutConfig(_Strict):
     eval_temperature: float = Field(0.0, ge=0)
     eval_episodes: int = Field(64, ge=1)
     branch_k: int = Field(0, ge=0)
-    """SLATE: k one-turn siblings branched at a random turn of each rollout (0: off)."""
+    """SLATE (Algorithm 1, `envgym.tree`): k candidates per step from the shared prefix, one
+    continued; `group_size` trees per question (SLATE uses k = 5, one tree). 0: off."""
+    slate_budget: int = Field(4, ge=1)
+    """SLATE's B: search steps before the answer is forced (the env gets B + 1 turns)."""
+    slate_eta: float = 0.7
+    """SLATE's η: the continued candidate is drawn from softmax(A / η); η <= 0 is argmax."""
+    reasoner_samples: int = Field(6, ge=1)
+    """`hierarchical` (ARTIST): reasoner samples N per controller rollout (forks of its
+    answer turn); `group_size` is the number C of controller rollouts per question."""
     deterministic: bool = False
     """Run episodes one at a time: the engine batches prompts in arrival order, which varies
     between runs; this makes rollouts bit-reproducible (slow; for tests and debugging)."""
@@ -116,6 +130,15 @@ class PPOConfig(_Strict):
     entropy_coef: float = 0.0
     loss_agg: Literal["token_mean", "seq_mean", "auto"] = "auto"
     """`auto` uses the credit chain's hint (SLATE: seq_mean), else token_mean."""
+    ratio: Literal["token", "sequence"] = "token"
+    """`token` (default): PPO's per-token ratio and clip. `sequence`: SLATE's Eq. 7, one ratio
+    per trajectory row, exp(mean log-ratio over its trained tokens), clipped once; a SLATE
+    sibling trains one candidate turn, so that is one ratio per candidate."""
+    loss: Literal["ppo_clip", "reinforce"] = "ppo_clip"
+    """`reinforce`: ARTIST's -log pi * A, no ratio and no clipping (meant for one on-policy
+    pass: epochs = minibatches = 1)."""
+    kl_roles: list[Literal["controller", "reasoner"]] = Field(default_factory=list)
+    """Apply the KL penalty only on turns of these roles (ARTIST: ["reasoner"]); empty: all."""
 
 
 class OptimConfig(_Strict):
@@ -177,8 +200,18 @@ class TrainConfig(_Strict):
     @model_validator(mode="after")
     def _credit_options(self) -> TrainConfig:
         validate_chain(self.credit, self.credit_options)
+        if "hierarchical" in self.credit and self.rollout.group_size < 2:
+            raise ValueError("the `hierarchical` credit needs rollout.group_size >= 2 controller "
+                             "rollouts per question (with 1 every controller advantage is 0)")
+        if self.ppo.loss == "reinforce" and (self.ppo.epochs, self.ppo.minibatches) != (1, 1):
+            raise ValueError("ppo.loss = 'reinforce' is on-policy: set ppo.epochs = 1 and "
+                             "ppo.minibatches = 1")
         if "slate" in self.credit and self.rollout.branch_k < 2:
-            raise ValueError("rollout.branch_k must be >= 2 for the `slate` credit (SLATE uses 5)")
+            raise ValueError("rollout.branch_k must be >= 2 for the `slate` credit (SLATE uses 5): "
+                             "its advantages compare the k siblings of each step")
+        if self.rollout.branch_k and "slate" not in self.credit:
+            raise ValueError("rollout.branch_k runs SLATE's tree rollouts, whose siblings only "
+                             "the `slate` credit reads: add it to the chain or set branch_k = 0")
         unused = set(self.credit_options) - set(self.credit)
         if unused:
             raise ValueError(f"credit_options for {sorted(unused)}, which are not in the chain")

@@ -19,8 +19,9 @@ from envgym.agents.config import ModelConfig, OptimConfig
 from envgym.errors import DependencyNotInstalled, InvalidConfig
 from envgym.trajectory import Trajectory
 
-__all__ = ["TokenBatch", "attach_ig", "build_batch", "dist_info", "load_model", "lr_lambda",
-           "token_logprobs", "unwrap"]
+__all__ = ["LogprobModel", "TokenBatch", "attach_ig", "build_batch", "chunked_logprobs",
+           "compute_dtype", "dist_info", "load_model", "lr_lambda", "make_reference",
+           "naive_token_logprobs", "token_logprobs", "unwrap"]
 
 
 # ---- model ----------------------------------------------------------------------------------
@@ -35,9 +36,13 @@ def load_model(cfg: ModelConfig, run_dir: Path, seed: int = 0) -> tuple[Any, Any
         if not (Path(path) / "config.json").is_file():
             from envgym.agents.tiny import build_tiny_model
             build_tiny_model(path, seed=seed, hidden_size=cfg.tiny_hidden_size,
-                             layers=cfg.tiny_layers)
+                             layers=cfg.tiny_layers, heads=cfg.tiny_heads,
+                             kv_heads=cfg.tiny_kv_heads)
     tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, cfg.dtype))
+    # Parameters stay fp32 (master weights, AdamW state); `dtype` is the compute dtype that
+    # `LogprobModel` autocasts to. Loading them in bf16 would freeze small updates: at lr 1e-6
+    # most `w + lr * u` round back to `w` in bf16's 8-bit mantissa.
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
     if cfg.gradient_checkpointing:
         model.gradient_checkpointing_enable()
         model.config.use_cache = False
@@ -59,8 +64,10 @@ def load_model(cfg: ModelConfig, run_dir: Path, seed: int = 0) -> tuple[Any, Any
 
 
 def unwrap(model: Any) -> Any:
-    """The module inside DDP/FSDP wrappers."""
-    return getattr(model, "module", model)
+    """The causal LM inside DDP and `LogprobModel` wrappers (FSDP2 wraps in place)."""
+    while isinstance(getattr(model, "module", None), torch.nn.Module):
+        model = model.module
+    return model
 
 
 def dist_info() -> tuple[int, int]:
@@ -145,42 +152,184 @@ def build_batch(trajs: list[Trajectory], advantages: list[list[np.ndarray]] | No
 
 
 def token_logprobs(model: Any, batch: TokenBatch, temperature: float = 1.0,
-                   with_entropy: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """log p(ids[t] | ids[:t]) per position (0 at t = 0), and optionally the entropy there."""
+                   with_entropy: bool = False, at_loss_only: bool = True
+                   ) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """log p(ids[t] | ids[:t]) per position (0 at t = 0 and wherever nothing is computed), and
+    optionally the entropy there. `at_loss_only` projects to the vocabulary only where
+    `loss_mask` is 1 (every other position is 0); else at every real token.
+
+    `model` is a `LogprobModel` (possibly inside DDP/FSDP, so their hooks run) or a plain
+    causal LM, which is wrapped on the fly (fp32, no autocast)."""
+    if not isinstance(model, LogprobModel) and not isinstance(unwrap_once(model), LogprobModel):
+        model = LogprobModel(model)
+    where = batch.loss_mask if at_loss_only else batch.attention_mask
+    return model(batch.input_ids, batch.attention_mask, where, temperature, with_entropy)
+
+
+def unwrap_once(model: Any) -> Any:
+    return getattr(model, "module", model)
+
+
+class LogprobModel(torch.nn.Module):
+    """A causal LM that returns per-token log-probs instead of logits: the unit the learner
+    wraps in DDP or FSDP, so their hooks see every forward.
+
+    Memory: the vocabulary projection runs only at the requested positions, in chunks of
+    `chunk` rows, and under autograd each chunk is recomputed in backward (checkpointed), so
+    at most one `[chunk, vocab]` fp32 block is alive instead of `[batch, seq, vocab]`.
+    Mixed precision: with `compute_dtype` (bf16/fp16) the forward runs under
+    `torch.autocast` while the parameters (and so AdamW's state) stay fp32 master weights;
+    tiny updates (lr 1e-6) survive, which they do not in bf16 parameters.
+    `disable_adapter`: run a peft model with its LoRA adapters off (the reference policy
+    without a second copy of the weights).
+    """
+
+    def __init__(self, model: Any, compute_dtype: torch.dtype | None = None,
+                 disable_adapter: bool = False, chunk: int = 1024):
+        super().__init__()
+        self.module = model
+        self.compute_dtype, self.disable_adapter, self.chunk = compute_dtype, disable_adapter, chunk
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                where: torch.Tensor, temperature: float = 1.0, with_entropy: bool = False
+                ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        import contextlib
+
+        adapters = self.module.disable_adapter() if self.disable_adapter else contextlib.nullcontext()
+        autocast = (torch.autocast(input_ids.device.type, dtype=self.compute_dtype)
+                    if self.compute_dtype is not None else contextlib.nullcontext())
+        with adapters, autocast:
+            return self._forward(input_ids, attention_mask, where, temperature, with_entropy)
+
+    def _forward(self, input_ids, attention_mask, where, temperature, with_entropy):
+        positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
+        select = where[:, 1:] > 0  # positions t >= 1 whose token is scored
+        split = decoder_and_head(self.module)
+        if split is None:  # no separable head (soft-capping...): the full-logits path
+            logits = self.module(input_ids=input_ids, attention_mask=attention_mask,
+                                 position_ids=positions, use_cache=False).logits[:, :-1]
+            hidden, head = logits[select], None
+        else:
+            decoder, head = split
+            hidden = decoder(input_ids=input_ids, attention_mask=attention_mask,
+                             position_ids=positions, use_cache=False).last_hidden_state
+            hidden = hidden[:, :-1][select]
+        lp, ent = chunked_logprobs(hidden, input_ids[:, 1:][select], head, temperature,
+                                   with_entropy, self.chunk)
+        return _scatter(lp, select), (_scatter(ent, select) if with_entropy else None)
+
+
+def _scatter(values: torch.Tensor, select: torch.Tensor) -> torch.Tensor:
+    """`values` at the True cells of `select` [B, T-1], 0 elsewhere, shifted to [B, T]."""
+    out = torch.zeros(select.shape, dtype=torch.float32, device=select.device)
+    out = out.masked_scatter(select, values.float())
+    return F.pad(out, (1, 0))
+
+
+def chunked_logprobs(hidden: torch.Tensor, targets: torch.Tensor, head: Any, temperature: float,
+                     with_entropy: bool, chunk: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """log softmax(head(h) / T)[target] (and the entropy) for `[N, H]` rows, `chunk` rows at a
+    time, checkpointed under autograd; `head=None` means the rows are logits already."""
+    def block(h: torch.Tensor, tgt: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = (head(h) if head is not None else h).float() / (temperature or 1.0)
+        logz = logits.logsumexp(-1)
+        picked = logits.gather(-1, tgt[:, None]).squeeze(-1) - logz
+        if not with_entropy:
+            return picked, picked.new_zeros(picked.shape)
+        probs = (logits - logz[:, None]).exp()
+        return picked, logz - (probs * logits).sum(-1)
+
+    from torch.utils.checkpoint import checkpoint
+
+    parts_lp, parts_ent = [], []
+    for start in range(0, max(1, hidden.shape[0]), chunk):  # one (maybe empty) block at least
+        h, tgt = hidden[start:start + chunk], targets[start:start + chunk]
+        if torch.is_grad_enabled() and h.requires_grad:
+            lp, ent = checkpoint(block, h, tgt, use_reentrant=False)
+        else:
+            lp, ent = block(h, tgt)
+        parts_lp.append(lp)
+        parts_ent.append(ent)
+    return torch.cat(parts_lp), torch.cat(parts_ent)
+
+
+def decoder_and_head(model: Any) -> tuple[Any, Any] | None:
+    """(backbone, vocabulary projection) when the logits are exactly `head(backbone(x))`;
+    None for models that transform logits (soft-capping, logit scale)."""
+    config = getattr(model, "config", None)
+    if config is None or getattr(config, "final_logit_softcapping", None) or \
+            getattr(config, "logit_scale", None) not in (None, 1.0):
+        return None
+    try:
+        decoder, head = model.get_decoder(), model.get_output_embeddings()
+    except (AttributeError, NotImplementedError):
+        return None
+    return (decoder, head) if decoder is not None and head is not None else None
+
+
+def naive_token_logprobs(model: Any, batch: TokenBatch, temperature: float = 1.0
+                         ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The reference computation (full-vocabulary fp32 logits at every position), kept to
+    test `token_logprobs` against and to measure what the chunking saves."""
     positions = (batch.attention_mask.cumsum(-1) - 1).clamp(min=0)
     logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask,
                    position_ids=positions, use_cache=False).logits[:, :-1].float() / temperature
     logp_all = logits.log_softmax(-1)
     picked = logp_all.gather(-1, batch.input_ids[:, 1:, None]).squeeze(-1)
-    entropy = None
-    if with_entropy:
-        entropy = F.pad(-(logp_all.exp() * logp_all).sum(-1), (1, 0))
-    return F.pad(picked, (1, 0)), entropy
+    entropy = -(logp_all.exp() * logp_all).sum(-1)
+    return F.pad(picked, (1, 0)), F.pad(entropy, (1, 0))
+
+
+def make_reference(model: Any, cfg: Any) -> LogprobModel | None:
+    """The KL reference policy, only when `ppo.kl_coef > 0`: with LoRA, the same module with
+    its adapters disabled (no copy); otherwise a frozen copy in the compute dtype (bf16 under
+    mixed precision: half the bytes of the fp32 master weights)."""
+    if cfg.ppo.kl_coef <= 0:
+        return None
+    import copy
+
+    base = unwrap(model)
+    dtype = compute_dtype(cfg.model)
+    if hasattr(base, "disable_adapter"):
+        return LogprobModel(base, dtype, disable_adapter=True, chunk=cfg.model.logprob_chunk)
+    frozen = copy.deepcopy(base).eval().requires_grad_(False)
+    if dtype is not None:
+        frozen = frozen.to(dtype)
+    return LogprobModel(frozen, dtype, chunk=cfg.model.logprob_chunk)
+
+
+def compute_dtype(cfg: ModelConfig) -> torch.dtype | None:
+    """The autocast dtype for `model.dtype` (None: plain fp32)."""
+    return None if cfg.dtype == "float32" else getattr(torch, cfg.dtype)
 
 
 # ---- batch-level rewards ----------------------------------------------------------------------
 
-def attach_ig(trajs: list[Trajectory], scorer: Any, seed: int = 0) -> int:
+def attach_ig(trajs: list[Trajectory], scorer: Any, seed: int = 0,
+              options: dict[str, Any] | None = None) -> dict[str, float]:
     """Step 3, batch-level rewards: fill the value of every `query` span that the environment
-    left empty with IG-Search's information gain, scored by the policy (the batch-wide
-    counterfactual pool is why this cannot happen inside `step()`). Returns spans filled."""
-    todo = [t for t in trajs if t.outcome.get("golden_answers") and any(
+    left empty with IG-Search's information gain, scored by the policy on the token ids it
+    saw (chat template and spliced documents as the engine recorded them; the batch-wide
+    counterfactual pool is why this cannot happen inside `step()`). `options` go to
+    `information_gain_ids` (n_random, aggregate, ...). Returns the `ig/*` diagnostics."""
+    from envgym.environments.search.ig import ig_diagnostics, information_gain_ids
+
+    todo = [t for t in trajs if t.error is None and t.outcome.get("golden_answers") and any(
         s.kind == "query" and s.value is None for turn in t.turns for s in turn.spans)]
     if not todo:
-        return 0
-    from envgym.environments.search.ig import IGRollout, information_gain
-
-    def text(messages: list[dict[str, Any]]) -> str:
-        return "".join(m.get("content", "") for m in messages)
-
-    rollouts = [IGRollout.from_steps(text(t.turns[0].observation), [x.action for x in t.turns],
-                                     [text(x.observation) for x in t.turns[1:]],
-                                     t.outcome["golden_answers"]) for t in todo]
+        return {"ig/n_steps": 0.0}
+    if getattr(scorer, "chat", None) is None:
+        raise InvalidConfig("credit `ig` scores the policy's own token ids: use a token policy "
+                            "(hf:, vllm:, openai: in token mode)")
+    results = information_gain_ids(todo, scorer, [t.outcome["golden_answers"] for t in todo],
+                                   seed=seed, **(options or {}))
     filled = 0
-    for traj, result in zip(todo, information_gain(rollouts, scorer, seed=seed)):
+    for traj, result in zip(todo, results):
         for row in result["steps"]:
             spans = [s for s in traj.turns[row["turn"]].spans if s.kind == "query" and s.value is None]
             if row["ig"] is not None and spans:
                 spans[0].value = float(row["ig"])
                 filled += 1
-    return filled
+    stats = ig_diagnostics(results)
+    stats["ig/filled_spans"] = float(filled)
+    return stats

@@ -140,8 +140,12 @@ def train_tokenizer(texts: list[str], vocab_size: int = 4096):
 
 
 def build_tiny_model(out: str | Path, *, seed: int = 0, vocab_size: int = 4096,
-                     hidden_size: int = 192, layers: int = 4, include_envs: bool = True) -> Path:
-    """Build the tiny model and tokenizer into `out` (created); returns the directory."""
+                     hidden_size: int = 192, layers: int = 4, include_envs: bool = True,
+                     heads: int = 6, kv_heads: int = 2) -> Path:
+    """Build the tiny model and tokenizer into `out` (created); returns the directory.
+
+    head_dim is `hidden_size // heads`; vLLM's CPU attention needs 64 or more (e.g. hidden
+    128 with 2 heads and 1 key-value head)."""
     import torch
     from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
 
@@ -150,7 +154,7 @@ def build_tiny_model(out: str | Path, *, seed: int = 0, vocab_size: int = 4096,
     tokenizer = train_tokenizer(list(corpus(include_envs)), vocab_size)
     config = Qwen2Config(
         vocab_size=len(tokenizer), hidden_size=hidden_size, intermediate_size=hidden_size * 8 // 3,
-        num_hidden_layers=layers, num_attention_heads=6, num_key_value_heads=2,
+        num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv_heads,
         max_position_embeddings=8192, tie_word_embeddings=True,
         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
         bos_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"),

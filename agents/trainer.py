@@ -15,7 +15,6 @@ Run it on two CPU processes with `torchrun --nproc_per_node 2 -m envgym.agents.t
 
 from __future__ import annotations
 
-import copy
 import os
 import random
 import sys
@@ -30,11 +29,18 @@ from envgym.agents.checkpoint import load_latest, restore_rng, save_checkpoint
 from envgym.agents.config import EnvConfig, TrainConfig, load_config
 from envgym.agents.credit import compute_credit
 from envgym.agents.credit.base import split_failed
+from envgym.agents.checkpoint import (load_model_state, load_optimizer_state, model_state,
+                                      optimizer_state)
+from envgym.agents.fsdp import lockstep_logprobs, parallelize, rollout_weights, zero_backward
 from envgym.agents.learner import (TokenBatch, attach_ig, build_batch, dist_info, load_model,
-                                   lr_lambda, token_logprobs, unwrap)
+                                   lr_lambda, make_reference, token_logprobs, unwrap)
 from envgym.agents.report import MetricsLogger, Progress, mean_ci, rollout_metrics
 from envgym.agents.steplog import write_step
+from envgym.agents.structure import (drop_fixed_agents, role_token_mask, structured_rollout,
+                                     update_run_state, warm_start_policy)
 from envgym.errors import EnvGymError, InvalidConfig
+from envgym.runstate import RunState, env_factory
+from envgym.tree import tree_metrics
 from envgym.trajectory import Trajectory, write_trajectories
 
 __all__ = ["RolloutFailed", "TaskSampler", "evaluate", "ppo_update", "rollout", "train"]
@@ -69,37 +75,32 @@ class TaskSampler:
 
 
 def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_size: int,
-            cfg: TrainConfig, temperature: float, sampling_seed: int) -> list[Trajectory]:
-    """G rollouts of each of `n_tasks` consecutive task seeds, through the rollout engine."""
+            cfg: TrainConfig, temperature: float, sampling_seed: int,
+            tree: bool = False, run: RunState | None = None) -> list[Trajectory]:
+    """G rollouts of each of `n_tasks` consecutive task seeds, through the rollout engine;
+    with `tree` and `rollout.branch_k`, SLATE's Algorithm 1 instead (`envgym.tree`: G trees
+    per task, k siblings per step). Evaluation always uses plain rollouts. Multi-agent and
+    ARTIST runs get their structure from `structure.structured_rollout`; every environment
+    is bound to the run's state (`envgym.runstate`)."""
     from envgym.policy import SamplingParams
     from envgym.rollout import collect
 
     sampling = SamplingParams(max_tokens=cfg.rollout.max_tokens, temperature=temperature,
                               top_p=cfg.rollout.top_p, seed=sampling_seed)
+    structured = structured_rollout(policy, env, first_seed, n_tasks, group_size, cfg, sampling, run)
+    if structured is not None:
+        return structured
     kwargs = {"max_turns": cfg.rollout.max_turns, **env.kwargs}
-    trajs = collect(env.id, policy, episodes=n_tasks, group_size=group_size, seed=first_seed,
-                    env_kwargs=kwargs, sampling=sampling, progress=False,
-                    **({"concurrency": 1} if cfg.rollout.deterministic else {}))
-    return branch_siblings(trajs, policy, env.id, kwargs, cfg.rollout.branch_k, sampling) \
-        if cfg.rollout.branch_k and group_size > 1 else trajs
-
-
-def branch_siblings(trajs: list[Trajectory], policy: Any, env_id: str, env_kwargs: dict[str, Any],
-                    k: int, sampling: Any) -> list[Trajectory]:
-    """SLATE's truncated sampling: k siblings from one random turn of each rollout, all
-    variation in that one decision (`meta["branch_id"]` names the sibling set)."""
-    import envgym
-    from envgym.rollout import branch
-
-    rng = np.random.default_rng(sampling.seed)
-    env, out = envgym.make(env_id, **env_kwargs), []
-    for n, traj in enumerate(t for t in trajs if t.turns and t.error is None):
-        turn = int(rng.integers(len(traj.turns)))
-        for sib in branch(env, traj, turn, k, policy, sampling=sampling.with_seed(sampling.seed + n)):
-            sib.meta["branch_id"] = f"{traj.group_id}/{traj.meta.get('member')}/{turn}"
-            out.append(sib)
-    env.close()
-    return out
+    if tree and cfg.rollout.branch_k:
+        from envgym.tree import slate_trees
+        return slate_trees(env.id, policy, first_seed=first_seed, n_tasks=n_tasks,
+                           trees=group_size, k=cfg.rollout.branch_k,
+                           budget=cfg.rollout.slate_budget, eta=cfg.rollout.slate_eta,
+                           env_kwargs=kwargs, sampling=sampling, seed=sampling_seed)
+    return collect(env_factory(env.id, kwargs, run), policy, episodes=n_tasks,
+                   group_size=group_size, seed=first_seed,
+                   env_kwargs=kwargs, sampling=sampling, progress=False,
+                   **({"concurrency": 1} if cfg.rollout.deterministic else {}))
 
 
 # ---- the update -----------------------------------------------------------------------------
@@ -111,6 +112,19 @@ def ppo_loss(logp: torch.Tensor, old: torch.Tensor, adv: torch.Tensor, mask: tor
     ratio = torch.exp(logp - old)
     unclipped, clipped = ratio * adv, ratio.clamp(1 - clip_low, 1 + clip_high) * adv
     return -torch.minimum(unclipped, clipped) * mask, (clipped < unclipped).float() * mask
+
+
+def sequence_ratio_logp(logp: torch.Tensor, old: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """SLATE's Eq. 7 ratio: log-probs whose ratio to `old` is, on every trained token of a
+    row, exp(mean log-ratio of that row) — one clipped ratio per candidate, not per token."""
+    mean = ((logp - old) * mask).sum(-1, keepdim=True) / mask.sum(-1, keepdim=True).clamp(min=1)
+    return old + mean.expand_as(logp)
+
+
+def reinforce_loss(logp: torch.Tensor, adv: torch.Tensor, mask: torch.Tensor
+                   ) -> tuple[torch.Tensor, torch.Tensor]:
+    """ARTIST's on-policy loss -log pi * A per token: no ratio, so nothing is clipped."""
+    return -logp * adv * mask, torch.zeros_like(mask)
 
 
 def kl_penalty(logp: torch.Tensor, ref: torch.Tensor, estimator: str) -> torch.Tensor:
@@ -131,8 +145,10 @@ def aggregate(per_token: torch.Tensor, mask: torch.Tensor, how: str, denom: floa
 
 
 def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, batch: TokenBatch,
-               cfg: TrainConfig, loss_agg: str, generator: torch.Generator) -> dict[str, float]:
-    """`epochs` passes of `minibatches` optimizer steps, each accumulated over micro-batches."""
+               cfg: TrainConfig, loss_agg: str, generator: torch.Generator,
+               kl_mask: torch.Tensor | None = None) -> dict[str, float]:
+    """`epochs` passes of `minibatches` optimizer steps, each accumulated over micro-batches.
+    `kl_mask` (per token, 0/1) limits the KL term to some tokens (`ppo.kl_roles`)."""
     ppo, device = cfg.ppo, next(model.parameters()).device
     temperature = cfg.rollout.temperature
     with torch.no_grad():  # the old policy's log-probs, recomputed by the learner itself
@@ -150,17 +166,23 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
             denom = _global_sum(denom) / world  # DDP averages gradients over ranks
             for micro in torch.tensor_split(mb, cfg.optim.grad_accum):
                 if len(micro) == 0:  # keep DDP ranks in lockstep: a zero gradient
-                    sum(p.sum() for p in model.parameters() if p.requires_grad).mul(0).backward()
+                    zero_backward(model, device)
                     continue
                 part = batch.select(micro).to(device)
                 logp, ent = token_logprobs(model, part, temperature, with_entropy=True)
                 m = part.loss_mask
-                loss_tok, clipped = ppo_loss(logp, old[micro].to(device), part.advantages, m,
-                                             ppo.clip_low, ppo.clip_high)
+                old_mb = old[micro].to(device)
+                ratio_logp = sequence_ratio_logp(logp, old_mb, m) if ppo.ratio == "sequence" else logp
+                if ppo.loss == "reinforce":
+                    loss_tok, clipped = reinforce_loss(logp, part.advantages, m)
+                else:
+                    loss_tok, clipped = ppo_loss(ratio_logp, old_mb, part.advantages, m,
+                                                 ppo.clip_low, ppo.clip_high)
                 if ref is not None and ppo.kl_coef > 0:
+                    km = m if kl_mask is None else m * kl_mask[micro].to(device)
                     kl = kl_penalty(logp, ref[micro].to(device), ppo.kl_estimator)
-                    loss_tok = loss_tok + ppo.kl_coef * kl * m
-                    sums["kl"] += float((kl * m).sum().detach())
+                    loss_tok = loss_tok + ppo.kl_coef * kl * km
+                    sums["kl"] += float((kl * km).sum().detach())
                 if ppo.entropy_coef:
                     loss_tok = loss_tok - ppo.entropy_coef * ent * m
                 loss = aggregate(loss_tok, m, loss_agg, denom)
@@ -184,9 +206,7 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
 
 def _logprobs_in_chunks(model: Any, batch: TokenBatch, temperature: float, device: Any,
                         size: int = 8) -> torch.Tensor:
-    parts = [token_logprobs(model, batch.select(list(range(i, min(i + size, len(batch)))))
-                            .to(device), temperature)[0].cpu() for i in range(0, len(batch), size)]
-    return torch.cat(parts) if parts else torch.zeros_like(batch.advantages)
+    return lockstep_logprobs(model, batch, temperature, device, size)
 
 
 def _global_sum(x: float) -> float:
@@ -199,7 +219,8 @@ def _global_sum(x: float) -> float:
 
 # ---- evaluation and metrics -----------------------------------------------------------------
 
-def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = None) -> dict[str, Any]:
+def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = None,
+             run: RunState | None = None) -> dict[str, Any]:
     """Held-out tasks (each environment's `eval_seeds`), one rollout each."""
     result: dict[str, Any] = {}
     all_rewards: list[float] = []
@@ -207,7 +228,7 @@ def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = No
         lo, hi = env.eval_seeds
         n = min(cfg.rollout.eval_episodes, hi - lo)
         trajs = rollout(policy, env, lo, n, 1, cfg, cfg.rollout.eval_temperature,
-                        sampling_seed=cfg.seed + 7919 * (k + 1))
+                        sampling_seed=cfg.seed + 7919 * (k + 1), run=run)
         done, failed = split_failed(trajs)  # a failed episode is not a zero reward
         name = env.id.split("/")[-1]
         result[f"eval/{name}/failed"] = float(len(failed))
@@ -229,19 +250,27 @@ def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = No
 # ---- the run --------------------------------------------------------------------------------
 
 def make_rollout_policy(cfg: TrainConfig, model: Any, tokenizer: Any, path: str) -> Any:
-    """hf: an `HFPolicy` sharing the learner's module, so step 6 (sync) costs nothing; vllm: an
-    engine whose weights are pushed after each update."""
+    """hf: an `HFPolicy` sharing the learner's module, so step 6 (sync) costs nothing; vllm (or
+    hf under FSDP, whose shards cannot generate): an engine of its own, which gets the
+    learner's weights now (a resumed run) and after each update."""
     if cfg.model.backend == "vllm":
         from envgym.agents.policies.vllm import VLLMPolicy
-        return VLLMPolicy(path, gpu_memory_utilization=cfg.model.vllm_gpu_memory_utilization,
-                          seed=cfg.seed)
-    from envgym.agents.policies.hf import HFPolicy
-    return HFPolicy(path, model=unwrap(model), tokenizer=tokenizer, seed=cfg.seed)
+        policy = VLLMPolicy(path, gpu_memory_utilization=cfg.model.vllm_gpu_memory_utilization,
+                            seed=cfg.seed, dtype=cfg.model.dtype)
+    elif cfg.model.strategy == "fsdp" and dist_info()[1] > 1:
+        from envgym.agents.policies.hf import HFPolicy
+        policy = HFPolicy(path, tokenizer=tokenizer, seed=cfg.seed,
+                          device=str(next(model.parameters()).device))
+    else:
+        from envgym.agents.policies.hf import HFPolicy
+        return HFPolicy(path, model=unwrap(model), tokenizer=tokenizer, seed=cfg.seed)
+    sync_weights(policy, model, cfg)
+    return policy
 
 
 def sync_weights(policy: Any, model: Any, cfg: TrainConfig) -> None:
-    if cfg.model.backend == "vllm":
-        policy.load_state_dict(unwrap(model).state_dict())
+    if getattr(policy, "model", None) is not unwrap(model):  # an engine of its own
+        policy.load_state_dict(rollout_weights(model))
     unwrap(model).eval()  # hf shares the module: nothing to copy
 
 
@@ -266,14 +295,18 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
     ckpt_dir = out / "checkpoints"
     seed_everything(cfg.seed + rank)
     if model is None:
-        model, tokenizer, model_path = load_model(cfg.model, out, cfg.seed)
-    ref_model = copy.deepcopy(model).eval().requires_grad_(False) if cfg.ppo.kl_coef > 0 else None
+        warm = warm_start_policy(cfg)  # model.warm_start = "sft": train from envgym sft
+        model, tokenizer, model_path = load_model(
+            cfg.model.model_copy(update={"policy": warm}) if warm else cfg.model, out, cfg.seed)
+    ref_model = make_reference(model, cfg)  # LoRA's base, or a frozen copy in compute dtype
+    model, ref_model = parallelize(model, ref_model, cfg.model)  # DDP / FSDP2 under torchrun
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
                                   lr=cfg.optim.lr, betas=cfg.optim.betas,
                                   weight_decay=cfg.optim.weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(cfg.optim, cfg.steps))
     sampler = TaskSampler(cfg.envs, cfg.seed)
     shuffle = torch.Generator().manual_seed(cfg.seed)
+    run = RunState()  # run-level state environments share across episodes and steps
     start = 0
     if resume:
         state = load_latest(ckpt_dir)
@@ -282,14 +315,13 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         if state["config_digest"] != cfg.digest():
             raise InvalidConfig("--resume: the config changed since the checkpoint "
                                 f"({state['config_digest']} != {cfg.digest()})")
-        unwrap(model).load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
+        load_model_state(model, state["model"])
+        load_optimizer_state(model, optimizer, state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         sampler.cursor, start = state["cursor"], state["step"]
         shuffle.set_state(state["shuffle"])
+        run.load_state_dict(state["run_state"])
         restore_rng(state["rank_rng"][rank] if len(state["rank_rng"]) == world else state["rng"])
-    if world > 1:
-        model = torch.nn.parallel.DistributedDataParallel(model)
     policy = make_rollout_policy(cfg, model, tokenizer, model_path)
     logger = MetricsLogger(out, resume_step=start, tensorboard=cfg.log.tensorboard and rank == 0,
                            wandb=cfg.log.wandb and rank == 0, wandb_project=cfg.log.wandb_project,
@@ -297,11 +329,12 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
     loss_agg = cfg.ppo.loss_agg
     evals: dict[int, dict[str, Any]] = {}
     if start == 0 and rank == 0 and eval_at_start:
-        evals[0] = evaluate(policy, cfg, 0, out)
+        evals[0] = evaluate(policy, cfg, 0, out, run)
         logger.log(0, {k: v for k, v in evals[0].items() if not k.startswith("_")})
     progress = Progress(cfg.steps, start, cfg.log.progress) if rank == 0 else None
     for step in range(start + 1, cfg.steps + 1):
         t0 = time.perf_counter()
+        run.step = step  # what environments read at reset (decaying bonuses)
         # 1-2. sample tasks and roll out (each rank takes its share of the step's tasks)
         trajs: list[Trajectory] = []
         for k, first, n in sampler.next(step, cfg.rollout.tasks_per_step):
@@ -309,17 +342,19 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
             if len(share):
                 trajs += rollout(policy, cfg.envs[k], int(share[0]), len(share),
                                  cfg.rollout.group_size, cfg, cfg.rollout.temperature,
-                                 sampling_seed=(cfg.seed * 1_000_003 + step) * world + rank)
+                                 sampling_seed=(cfg.seed * 1_000_003 + step) * world + rank,
+                                 tree=True, run=run)
         t_roll = time.perf_counter() - t0
         # failed episodes carry no reward signal: out of their groups before credit
         trajs, failed = split_failed(trajs)
         check_failures(step, failed, len(trajs) + len(failed), cfg.rollout.max_failed_fraction)
+        update_run_state(run, trajs)  # IRT abilities, reward histories learn from the step
         # 3. batch-level rewards (judge scores come from the environments' own steps)
-        if "ig" in cfg.credit:
-            attach_ig(trajs, policy, seed=cfg.seed + step)
+        ig_stats = attach_ig(trajs, policy, seed=cfg.seed + step) if "ig" in cfg.credit else {}
         # 4. credit
         credit = compute_credit(trajs, cfg.credit, cfg.credit_options, tokenizer=tokenizer,
                                 seed=cfg.seed + step)
+        credit = drop_fixed_agents(credit)  # trainable=False agents: no gradient
         how = loss_agg if loss_agg != "auto" else (credit.loss_agg or "token_mean")
         if cfg.log.trajectories and rank == 0:
             write_step(out, step, trajs, credit, cfg.credit, tokenizer)
@@ -327,30 +362,35 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         model.train()
         batch = build_batch(credit.trajectories, credit.advantages or [], credit.turn_mask,
                             pad_id=tokenizer.pad_token_id or 0)
-        stats = ppo_update(model, ref_model, optimizer, batch, cfg, how, shuffle)
+        kl_mask = build_batch(credit.trajectories, role_token_mask(credit.trajectories,
+                                                                   cfg.ppo.kl_roles),
+                              credit.turn_mask).advantages if cfg.ppo.kl_roles else None
+        stats = ppo_update(model, ref_model, optimizer, batch, cfg, how, shuffle, kl_mask)
         scheduler.step()
         # 6. sync weights to the rollout backend
         sync_weights(policy, model, cfg)
         # 7. log
         elapsed = time.perf_counter() - t0
         n_tokens = sum(len(x.action_token_ids) + len(x.obs_token_ids) for t in trajs for x in t.turns)
-        metrics = {**rollout_metrics(trajs), **credit.stats, **stats,
+        metrics = {**rollout_metrics(trajs), **tree_metrics(trajs), **ig_stats, **credit.stats,
+                   **stats,
                    "rollout/failed": float(len(failed)),
                    "lr": scheduler.get_last_lr()[0], "time/step_s": elapsed,
                    "time/rollout_s": t_roll, "throughput/tokens_per_s": n_tokens / elapsed}
         # 8. evaluate and checkpoint on schedule
         if rank == 0 and ((cfg.eval_every and step % cfg.eval_every == 0) or step == cfg.steps):
-            evals[step] = evaluate(policy, cfg, step, out)
+            evals[step] = evaluate(policy, cfg, step, out, run)
             metrics.update({k: v for k, v in evals[step].items() if not k.startswith("_")})
         if rank == 0:
             logger.log(step, metrics)
             progress.update(1, reward=metrics["reward"])
         if (cfg.checkpoint_every and step % cfg.checkpoint_every == 0) or step == cfg.steps:
-            _checkpoint(ckpt_dir, step, model, optimizer, scheduler, sampler, shuffle, cfg)
+            _checkpoint(ckpt_dir, step, model, optimizer, scheduler, sampler, shuffle, cfg, run)
+    final = model_state(model)  # FSDP: gathered from every rank
     if rank == 0:
         progress.close()
         logger.close()
-        unwrap(model).save_pretrained(out / "final")
+        unwrap(model).save_pretrained(out / "final", state_dict=final)
         tokenizer.save_pretrained(out / "final")
     return {"evals": evals, "model": unwrap(model), "tokenizer": tokenizer, "policy": policy}
 
@@ -371,7 +411,8 @@ def check_failures(step: int, failed: list[Trajectory], total: int, max_fraction
 
 
 def _checkpoint(ckpt_dir: Path, step: int, model: Any, optimizer: Any, scheduler: Any,
-                sampler: TaskSampler, shuffle: torch.Generator, cfg: TrainConfig) -> None:
+                sampler: TaskSampler, shuffle: torch.Generator, cfg: TrainConfig,
+                run: RunState) -> None:
     from envgym.agents.checkpoint import rng_state
 
     rank, world = dist_info()
@@ -379,11 +420,13 @@ def _checkpoint(ckpt_dir: Path, step: int, model: Any, optimizer: Any, scheduler
     if world > 1:  # every rank's RNG, gathered to rank 0
         rngs = [None] * world
         torch.distributed.all_gather_object(rngs, rng_state())
+    weights, optim = model_state(model), optimizer_state(model, optimizer)  # FSDP: collectives
     if rank == 0:
         save_checkpoint(ckpt_dir, step, {
-            "model": unwrap(model).state_dict(), "optimizer": optimizer.state_dict(),
+            "model": weights, "optimizer": optim,
             "scheduler": scheduler.state_dict(), "cursor": list(sampler.cursor),
             "shuffle": shuffle.get_state(), "config_digest": cfg.digest(),
+            "run_state": run.state_dict(),
             "rank_rng": rngs}, keep=cfg.keep_checkpoints)
     if world > 1:
         torch.distributed.barrier()
