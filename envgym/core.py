@@ -27,6 +27,8 @@ carries the documented keys.
   `{"kind", "start", "end", "value"}` (e.g. the search query, for IG credit).
 * `role` — who acted in hierarchical environments (`"controller"`, `"reasoner"`).
 * `state_key` — canonical digest of the environment state, for GiGPO step grouping.
+* `trajectory_meta` — on the last step: facts about the episode (e.g. a debate's mode) that
+  the engine copies into `Trajectory.meta` for the estimators.
 * `action_class` — a coarse label of the action (e.g. `"consult"`/`"direct"`) for IFPO.
 """
 

@@ -41,18 +41,29 @@ def span_token_mask(turn: Turn, span: Any, tokenizer: Any) -> np.ndarray:
 
 
 def ig(batch: CreditBatch, *, alpha: float = 1.0, clip: float = 1.0, scope: str = "group",
-       center: bool = True, kind: str = "query", eps: float = 1e-6) -> CreditBatch:
+       center: bool = True, kind: str = "query", std_floor: float = 0.1,
+       eps: float = 1e-6) -> CreditBatch:
     """A_{i,k} = A_i + alpha * clip(norm(IG_{i,t}), -clip, clip) on tokens k of query spans.
 
-    IG_{i,t} is `span.value` of each span of kind `kind` (the environment's information gain
-    of that search step). norm is a z-score over all query spans of the group
-    (`scope="group"`) or of the batch (`scope="batch"`): (IG - mean) / (std + eps), population
-    std; with `center=False` the mean is not removed, so every positive IG still pushes its
-    query up when all IGs are alike; `scope="none"` uses the raw IG. Tokens outside query spans
-    keep A_i. This is what keeps a gradient in groups where every rollout failed (A_i = 0).
-    Logged: the share of query tokens modulated and the mean |modulation|.
+    IG_{i,t} is `span.value` of each span of kind `kind` (the information gain of that search
+    step, in nats). norm is a z-score over all query spans of the group (`scope="group"`) or
+    of the batch (`scope="batch"`), with the spread floored:
+
+        norm(IG) = (IG - mean) / max(std, std_floor)          (population std)
+
+    The floor (default 0.1 nats) is what keeps noise from being amplified: a plain z-score
+    turns IG values [1.0, 1.0001] into ±1, here they give ±0.0005. With `center=False` the
+    mean is not removed, so every positive IG still pushes its query up when all IGs are
+    alike; `scope="none"` uses the raw IG. Tokens outside query spans keep A_i. This is what
+    keeps a gradient in groups where every rollout failed (A_i = 0).
+
+    Logged: spans and tokens modulated, mean |bonus|, and `ig/all_wrong_groups` with
+    `ig/all_wrong_with_signal` (the share of all-wrong groups where some query got a bonus,
+    i.e. where IG adds gradient that the outcome reward cannot).
     """
     adv = batch.require_advantages("ig")
+    if std_floor < 0:
+        raise ValueError(f"credit `ig`: std_floor must be >= 0, not {std_floor}")
     spans: list[tuple[int, int, Any, float]] = []  # (i, t, span, value)
     for i, traj in enumerate(batch.trajectories):
         for t, turn in enumerate(traj.turns):
@@ -66,7 +77,7 @@ def ig(batch: CreditBatch, *, alpha: float = 1.0, clip: float = 1.0, scope: str 
         for members in scopes.values():
             v = norm[members]
             mean = v.mean() if center else 0.0
-            norm[members] = (v - mean) / (v.std() + eps) if len(v) > 1 else v - mean
+            norm[members] = (v - mean) / max(v.std(), std_floor, eps)
     elif scope != "none":
         raise ValueError(f"credit `ig`: scope must be 'group', 'batch' or 'none', not {scope!r}")
     bonus = alpha * np.clip(norm, -clip, clip)
@@ -78,4 +89,18 @@ def ig(batch: CreditBatch, *, alpha: float = 1.0, clip: float = 1.0, scope: str 
     batch.stats["ig/spans"] = float(len(spans))
     batch.stats["ig/modulated_tokens"] = float(touched)
     batch.stats["ig/bonus_abs_mean"] = float(np.abs(bonus).mean()) if len(bonus) else 0.0
+    batch.stats.update(_all_wrong_signal(batch, spans, bonus))
     return batch
+
+
+def _all_wrong_signal(batch: CreditBatch, spans: list, bonus: np.ndarray) -> dict[str, float]:
+    """How many groups failed entirely, and the share of them that IG still gives a signal."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, traj in enumerate(batch.trajectories):
+        groups[group_key(traj)].append(i)
+    wrong = {g for g, idx in groups.items()
+             if not any(batch.trajectories[i].success for i in idx)}
+    signal = {group_key(batch.trajectories[i]) for (i, *_rest), b in zip(spans, bonus)
+              if abs(b) > 1e-6} & wrong
+    return {"ig/all_wrong_groups": float(len(wrong)),
+            "ig/all_wrong_with_signal": len(signal) / len(wrong) if wrong else 0.0}

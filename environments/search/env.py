@@ -4,8 +4,11 @@ The policy writes `<think>…</think>` then either `<search>query</search>`, ans
 `<information>Doc 1(Title: …) …</information>` spliced into its running turn, or
 `<answer>…</answer>`, which ends the episode. `protocol="ig"` uses IG-Search's
 `<documents>`/`<refine>` vocabulary. The outcome reward is Search-R1's normalised EM (or F1,
-or the format-aware EM variant); with a `judge`, SLATE's per-step process rewards are added
-as separate components. Each search step marks its query characters with a `query` span.
+or the format-aware EM variant); with a `judge` (`"rule"`, an OpenAI-compatible
+`"http://HOST:PORT/v1#MODEL"`, or a `Judge`), every step pays SLATE's process reward instead:
+Eq. 3 on search steps, Eq. 4 alone on the answer step (`judge_em=True` adds the EM on top).
+Each search step marks its query characters with a `query` span. Actions end at
+`stop_sequences` (`</search>`, `</answer>`), so the model never writes its own documents.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from envgym.environments.search import scoring
 from envgym.environments.search.data import load_corpus, load_tasks
 from envgym.environments.search.formatting import (IG_PROMPT, SEARCH_R1_INVALID, SEARCH_R1_PROMPT,
                                                    get_formatter)
-from envgym.environments.search.judges import RuleJudge, slate_step_reward
+from envgym.environments.search.judges import make_judge, slate_step_reward
 from envgym.environments.search.retrievers import BM25Retriever, Hit, Retriever
 from envgym.errors import InvalidConfig, RetrieverUnavailable
 from envgym.protocols import Judge
@@ -27,6 +30,7 @@ from envgym.resources import file_key, shared
 
 __all__ = ["SearchEnv"]
 
+JUDGED_INVALID_PENALTY = -3.0
 _CALL = re.compile(r"<(search|answer)>(.*?)</\1>", re.DOTALL)
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 
@@ -82,12 +86,15 @@ class SearchEnv(TextEnv):
     """Search-augmented QA over the generated world (or a user dataset and corpus)."""
 
     shared_resources = ("retriever", "tasks", "judge", "formatter")
+    stop_sequences = ("</search>", "</answer>")  # Search-R1 cuts each action there
 
     def __init__(self, *, dataset: str | None = None, dataset_format: str | None = None,
                  corpus: str | None = None, retriever: str | Retriever = "bm25", topk: int = 3,
                  max_turns: int = 4, protocol: str = "search_r1", reward: str = "em",
                  formatter: str | Callable[[Sequence[Hit]], str] = "search_r1",
-                 judge: Judge | str | None = None, slate_lambda: float = 0.1,
+                 judge: Judge | str | None = None, judge_model: str | None = None,
+                 judge_timeout: float = 60.0, judge_em: bool = False, slate_lambda: float = 0.1,
+                 slate_budget: int | None = None,
                  split: str = "train", world_seed: int = 0, max_invalid_actions: int = 3,
                  render_mode: str | None = None):
         super().__init__(max_turns=max_turns, max_invalid_actions=max_invalid_actions,
@@ -96,6 +103,9 @@ class SearchEnv(TextEnv):
             raise InvalidConfig(f"protocol must be 'search_r1' or 'ig', not {protocol!r}.")
         if reward not in ("em", "f1", "em_format"):
             raise InvalidConfig(f"reward must be 'em', 'f1' or 'em_format', not {reward!r}.")
+        if reward == "em_format" and protocol != "search_r1":
+            raise InvalidConfig("reward='em_format' is Search-R1's format check: use it with "
+                                "protocol='search_r1'.")
         if topk < 1 or max_turns < 1:
             raise InvalidConfig("topk and max_turns must be at least 1.")
         tasks, task_corpus = _load_tasks(dataset, dataset_format, world_seed, split)
@@ -108,8 +118,10 @@ class SearchEnv(TextEnv):
         self.retriever = _make_retriever(retriever, task_corpus or [])
         self.topk, self.protocol, self.reward_kind = topk, protocol, reward
         self.formatter = get_formatter(formatter)
-        self.judge: Judge | None = RuleJudge() if judge == "rule" else judge  # type: ignore[assignment]
+        self.judge: Judge | None = make_judge(judge, model=judge_model, timeout=judge_timeout)
+        self.judge_em = judge_em
         self.slate_lambda = slate_lambda
+        self.budget = slate_budget or max_turns  # SLATE's B in Eq. 4's λ(B − t)/B
         self.task: dict[str, Any] = {}
 
     # ---- episode --------------------------------------------------------------------------
@@ -126,6 +138,8 @@ class SearchEnv(TextEnv):
         self.retrieved: list[str] = []
         self.queries: list[str] = []
         self.context: list[str] = []  # SLATE judge context: Thinking / Query / Retrieved
+        self.information: list[str] = []  # the retrieved blocks, as the environment wrote them
+        self.response = ""  # every action and spliced observation, for Search-R1's format check
         self.format_ok = True
         template = IG_PROMPT if self.protocol == "ig" else SEARCH_R1_PROMPT
         return [user(template.format(question=self.task["question"]))], {}
@@ -134,6 +148,12 @@ class SearchEnv(TextEnv):
         return {"task": self.task_id, "retrieved": sorted(set(self.retrieved))}
 
     def _step(self, action: str) -> StepResult:
+        self.response += action
+        result = self._parse_and_act(action)
+        self.response += "".join(m["content"] for m in result.observation)
+        return result
+
+    def _parse_and_act(self, action: str) -> StepResult:
         match = _first_call(action)
         if match is None:
             return self._invalid("no <search>…</search> or <answer>…</answer> in the action.")
@@ -146,7 +166,10 @@ class SearchEnv(TextEnv):
         return self._answer(content.strip(), thinking_text)
 
     def _invalid(self, error: str) -> StepResult:
-        result = self.invalid(error)
+        # Under a judge a step pays at least -2 (think -1, query or answer -1): a malformed
+        # action must pay less, or writing garbage would beat an honest bad query.
+        result = self.invalid(error, penalty=JUDGED_INVALID_PENALTY) if self.judge is not None \
+            else self.invalid(error)
         result.observation = [{"role": "continuation", "content": f"\n{SEARCH_R1_INVALID}\n"}]
         self.format_ok = False
         return result
@@ -161,10 +184,11 @@ class SearchEnv(TextEnv):
         except RetrieverUnavailable as e:  # an observation, not a crashed rollout (GEM pattern)
             return StepResult([{"role": "continuation", "content": f"\n\n<information>Search error: "
                                 f"{e}</information>\n\n"}], info={"retrieval_error": str(e)})
-        docs = self.formatter(hits)
+        docs = self.formatter(hits).strip()  # Search-R1 strips the passages string
         tag = "documents" if self.protocol == "ig" else "information"
         observation = (f"\n<documents>{docs}</documents>\n" if self.protocol == "ig"
                        else f"\n\n<information>{docs}</information>\n\n")
+        self.information.append(docs)
         ids = [h.document.id for h in hits]
         components = self._judge_search(thinking, query, ids)
         self.queries.append(query)
@@ -179,20 +203,29 @@ class SearchEnv(TextEnv):
         golds = self.task["golden_answers"]
         em, f1 = scoring.em(answer, golds), scoring.f1(answer, golds)
         score = {"em": em, "f1": f1, "em_format": self._em_format(em)}[self.reward_kind]
-        components = {"outcome": score, **self._judge_answer(thinking, answer)}
+        judged = self._judge_answer(thinking, answer)
+        # With a judge the answer step pays Eq. 4 alone; `judge_em=True` adds the EM on top.
+        components = {"outcome": score} if not judged or self.judge_em else {}
+        components.update(judged)
         outcome = {**self._metrics(em, f1), "success": em == 1.0, "score": score, "answered": True}
         return StepResult([], components, terminated=True,
                           info={"outcome": outcome, "tool_calls": [{"name": "answer",
                                                                     "arguments": {"answer": answer}}]})
 
     def _em_format(self, em: float) -> float:
-        """Search-R1's `qa_em_format`: 1 / 0.8 / 0.3 (gold was retrieved) / 0.2 / 0.1."""
+        """Search-R1's `qa_em_format` (structure 0.2, retrieval 0.1, final format 0.1):
+        correct 1 (valid format) or 0.8; wrong with a valid format 0.3 when a gold answer is
+        in a retrieved `<information>` block (the environment's own, never the model's query
+        or thinking), else 0.2; wrong and badly formatted 0.1. "Valid" is Search-R1's
+        `is_valid_sequence` over the whole response: think → (search → information → think)*
+        → answer, nothing but whitespace between tags."""
+        valid = scoring.valid_sequence(self.response)
         if em:
-            return 1.0 if self.format_ok else 0.8
-        if not self.format_ok:
+            return 1.0 if valid else 0.8
+        if not valid:
             return 0.1
-        seen = " ".join(self.context)
-        return 0.3 if scoring.subem(seen, self.task["golden_answers"]) else 0.2
+        found = any(scoring.subem(block, self.task["golden_answers"]) for block in self.information)
+        return 0.3 if found else 0.2
 
     def _metrics(self, em: float, f1: float) -> dict[str, Any]:
         out: dict[str, Any] = {"em": em, "f1": f1, "n_searches": len(self.queries),
@@ -217,13 +250,13 @@ class SearchEnv(TextEnv):
         if self.judge is None:
             return {}
         item = self._judge_item(thinking, query=query, retrieved_ids=ids)
-        return slate_step_reward(self.judge, item, "search", self.turn, self.max_turns, self.slate_lambda)
+        return slate_step_reward(self.judge, item, "search", self.turn, self.budget, self.slate_lambda)
 
     def _judge_answer(self, thinking: str, answer: str) -> dict[str, float]:
         if self.judge is None:
             return {}
         item = self._judge_item(thinking, answer=answer)
-        return slate_step_reward(self.judge, item, "answer", self.turn, self.max_turns, self.slate_lambda)
+        return slate_step_reward(self.judge, item, "answer", self.turn, self.budget, self.slate_lambda)
 
     @classmethod
     def summarize(cls, outcomes: list[dict[str, Any]]) -> dict[str, float]:

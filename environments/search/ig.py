@@ -10,6 +10,10 @@ whose documents have < 10 characters and the step's own pair are excluded). The 
 rollouts, so this is a batch-level function and not part of `step()`. IG does not depend on
 whether the rollout answered correctly, which is why it still gives signal when a whole group
 fails. Each value is attached to its step's query span for per-token advantage modulation.
+
+Two entry points: `information_gain` works on text (prompt + response strings) and
+`information_gain_ids` on recorded trajectories, scoring the exact token ids the policy saw
+(chat template included) with only step t's block swapped; the trainer uses the latter.
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ import numpy as np
 
 from envgym.protocols import Scorer
 
-__all__ = ["IGRollout", "IGStep", "head_weighted_mean", "ig_diagnostics", "information_gain",
-           "parse_steps"]
+__all__ = ["IGRollout", "IGStep", "TokenStep", "head_weighted_mean", "ig_diagnostics",
+           "information_gain", "information_gain_ids", "parse_steps", "token_steps"]
 
 ANSWER_PREFIX = "\n<answer> "
 _TAG = re.compile(r"</?[a-z]+>")
@@ -214,4 +218,125 @@ def ig_diagnostics(results: Sequence[dict[str, Any]]) -> dict[str, float]:
                     "ig/positive_ratio": float((ig > 0).mean()),
                     "ig/logp_real_mean": float(np.mean([r["logp_real"] for r in rows])),
                     "ig/logp_baseline_mean": float(np.mean([r["logp_baseline"] for r in rows]))})
+    return out
+
+
+# ---- IG on the token ids the policy saw (what the trainer uses) ---------------------------
+
+@dataclass
+class TokenStep:
+    """One search step of a recorded trajectory, located in its token sequence.
+
+    `block` is step t's swappable block: the environment's documents observation (the ids
+    the engine spliced in after `</search>`) followed by the model's next action up to the end
+    of its first `<refine>` (nothing of that action when it wrote none). Documents therefore
+    always come from the environment, never from text the model wrote."""
+
+    turn: int
+    docs_start: int  # index in the trajectory's token sequence where the block starts
+    block: list[int]
+    doc_text: str
+    has_refine: bool
+
+
+def token_steps(traj: Any, decode: Callable[[Sequence[int]], str]) -> tuple[list[int], list[TokenStep]]:
+    """(the trajectory's token sequence, its IG steps). A search turn whose documents never
+    reached the policy (the episode ended, or retrieval failed) is not a step."""
+    from envgym.tokens import char_to_token_spans
+
+    ids: list[int] = []
+    starts = []
+    for turn in traj.turns:
+        starts.append(len(ids))
+        ids += list(turn.obs_token_ids) + list(turn.action_token_ids)
+    steps = []
+    for t, turn in enumerate(traj.turns[:-1]):
+        if not any(s.kind == "query" for s in turn.spans) or "retrieval_error" in turn.info:
+            continue
+        nxt = traj.turns[t + 1]
+        doc_text = _TAG.sub("", "".join(m.get("content", "") for m in nxt.observation)).strip()
+        refine = _refine_after(nxt.action)
+        n_refine = 0
+        if refine and nxt.action_token_ids:
+            start = nxt.action.find(refine)
+            (_, n_refine), = char_to_token_spans(decode, nxt.action_token_ids,
+                                                 [(start, start + len(refine))])
+        block = list(nxt.obs_token_ids) + list(nxt.action_token_ids[:n_refine])
+        steps.append(TokenStep(t, starts[t + 1], block, doc_text, n_refine > 0))
+    return ids, steps
+
+
+def information_gain_ids(trajs: Sequence[Any], scorer: Any, golden: Sequence[Sequence[str]], *,
+                         n_random: int = 3, max_context_tokens: int = 4096,
+                         max_gold_variants: int = 1, n_head_tokens: int = 3,
+                         head_weight: float = 3.0, aggregate: str = "mean",
+                         min_doc_chars: int = 10, seed: int = 0) -> list[dict[str, Any]]:
+    """`information_gain` on recorded token ids: C_t^real is the trajectory's own token
+    sequence (chat template, spliced observations and all) up to the end of step t's block;
+    C_t^rand,j is the same prefix with only that block replaced by the block of a step of
+    another question (documents and refinement jointly, from the batch-wide pool; a step is
+    skipped when the batch holds no other question). Each context is followed by
+    the ids of "\\n<answer> " and scored on the gold answer's ids.
+
+    `scorer` needs `chat.encode` and `score_ids(pairs)` (hf); a text-only scorer gets the
+    decoded contexts through `score` instead. Results have `information_gain`'s shape, with
+    `turn` the search turn whose query span the value belongs to."""
+    chat = scorer.chat
+    agg = {"mean": np.mean, "sum": np.sum, "max": np.max}[aggregate]
+    parsed = [token_steps(t, chat.decode) for t in trajs]
+    question = [t.task_id if t.task_id is not None else t.group_id for t in trajs]
+    pool = [(i, k, s.block) for i, (_, steps) in enumerate(parsed) for k, s in enumerate(steps)
+            if len(s.doc_text) >= min_doc_chars]
+    rng = np.random.default_rng(seed)
+    tail = chat.encode(ANSWER_PREFIX)
+    jobs: list[tuple[int, int, list[list[int]]]] = []
+    for i, (ids, steps) in enumerate(parsed):
+        for k, s in enumerate(steps):
+            # blocks of *other questions* (the README's C^rand): a sibling rollout of the same
+            # question often retrieved the very same documents, which would make IG ≡ 0
+            others = [p for p in pool if question[p[0]] != question[i]]
+            if len(s.doc_text) < min_doc_chars or not others:
+                continue
+            picks = rng.choice(len(others), size=n_random, replace=len(others) < n_random)
+            head = ids[:s.docs_start]
+            contexts = [head + s.block] + [head + others[j][2] for j in picks]
+            jobs.append((i, k, [c[-max_context_tokens:] + tail for c in contexts]))
+    scores = _score_id_jobs(jobs, golden, scorer, max_gold_variants, n_head_tokens, head_weight)
+    by_step = {(i, k): sc for (i, k, _), sc in zip(jobs, scores)}
+    results = []
+    for i, (_, steps) in enumerate(parsed):
+        rows = []
+        for k, s in enumerate(steps):
+            real, base = by_step.get((i, k), (None, None))
+            ig = None if real is None else real - base
+            rows.append({"step": k, "turn": s.turn, "ig": ig, "skipped": ig is None,
+                         "logp_real": real, "logp_baseline": base, "refine": s.has_refine})
+        values = [r["ig"] for r in rows if r["ig"] is not None]
+        results.append({"steps": rows, "ig": float(agg(values)) if values else 0.0})
+    return results
+
+
+def _score_id_jobs(jobs, golden, scorer, max_variants, n_head, head_weight):
+    """One batched scoring call; per job (s_real, mean s_rand) of the best gold variant."""
+    chat = scorer.chat
+    pairs, index = [], []
+    for j, (i, _, contexts) in enumerate(jobs):
+        for v, gold in enumerate(list(golden[i])[:max_variants]):
+            target = chat.encode(gold)
+            for c, ctx in enumerate(contexts):
+                pairs.append((ctx, target))
+                index.append((j, v, c))
+    if not pairs:
+        return []
+    if hasattr(scorer, "score_ids"):
+        logprobs = scorer.score_ids(pairs)
+    else:  # a text-only scorer: the same contexts, decoded
+        logprobs = scorer.score([chat.decode(c) for c, _ in pairs], [chat.decode(t) for _, t in pairs])
+    table: dict[tuple[int, int], list[float]] = {}
+    for (j, v, _), lp in zip(index, logprobs):
+        table.setdefault((j, v), []).append(head_weighted_mean(lp, n_head, head_weight))
+    out = []
+    for j in range(len(jobs)):
+        best = max((table[k] for k in sorted(table) if k[0] == j), key=lambda s: s[0])
+        out.append((best[0], float(np.mean(best[1:]))))
     return out

@@ -74,3 +74,25 @@ def test_filter_keeps_zero_variance_group_that_ig_rescues():
     assert [t.group_id for t in b.trajectories] == ["g", "g"]
     assert b.stats["filter/dropped_groups"] == 1
     assert len(b.advantages) == 2
+
+
+def test_ig_near_identical_values_give_near_zero_bonuses():
+    """IG [1.0, 1.0001]: a plain z-score makes them ±1 (±0.49 after alpha); the spread floor
+    (0.1 nats) keeps the noise at ±0.0005 · alpha."""
+    b = compute_credit(_ig_group([1.0, 1.0001]), ["grpo", "ig"], {"ig": {"alpha": 0.5}},
+                       tokenizer=CharTokenizer())
+    bonuses = [float(r[0][10]) for r in b.advantages]
+    assert bonuses == pytest.approx([-0.5 * 0.0005, 0.5 * 0.0005], abs=1e-7)
+    # a real spread above the floor is still a full z-score: [1, 3] -> ±1 -> ±0.5
+    b = compute_credit(_ig_group([1.0, 3.0]), ["grpo", "ig"], {"ig": {"alpha": 0.5}},
+                       tokenizer=CharTokenizer())
+    assert [float(r[0][10]) for r in b.advantages] == pytest.approx([-0.5, 0.5])
+    with pytest.raises(ValueError, match="std_floor"):
+        compute_credit(_ig_group([1.0, 2.0]), ["grpo", "ig"], {"ig": {"std_floor": -1}},
+                       tokenizer=CharTokenizer())
+
+
+def test_ig_reports_the_all_wrong_groups_it_rescues():
+    trajs = _ig_group([1.0, 3.0]) + outcome_group("h", [0.0, 0.0])  # two all-wrong groups
+    b = compute_credit(trajs, ["grpo", "ig"], tokenizer=CharTokenizer())
+    assert b.stats["ig/all_wrong_groups"] == 2 and b.stats["ig/all_wrong_with_signal"] == 0.5

@@ -64,3 +64,20 @@ def server_thread():
 @pytest.fixture
 def unused_port():
     return free_port()
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory):
+    """A very small real causal LM with a real byte-level BPE tokenizer and chat template."""
+    import torch
+
+    from envgym.agents.tiny import build_tiny_model
+    torch.set_num_threads(1)  # the CI box is shared
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "m", hidden_size=48, layers=1,
+                            include_envs=False)
+
+
+@pytest.fixture(scope="session")
+def tiny_policy(tiny_model_dir):
+    from envgym.policy import load_policy
+    return load_policy(f"hf:{tiny_model_dir}", device="cpu", threads=1)

@@ -5,6 +5,7 @@ from envgym.environments.search import policies
 from envgym.environments.search.env import SearchEnv
 from envgym.environments.search.formatting import SEARCH_R1_INVALID
 from envgym.environments.search.judges import RuleJudge
+from envgym.environments.search.retrievers import Document, Hit
 from envgym.errors import InvalidConfig
 
 
@@ -91,6 +92,51 @@ def test_f1_and_format_aware_rewards():
     assert r == pytest.approx(0.1)
 
 
+def test_em_format_is_search_r1s_definition():
+    """1 / 0.8 / 0.3 / 0.2 / 0.1, with Search-R1's sequence check and retrieval rule."""
+    class Unhelpful:  # retrieves the same gold-free passage for any query
+        kind = "stub"
+
+        def search(self, queries, topk):
+            return [[Hit(Document.make("x", "Nothing", "No answer here."), 1.0)] for _ in queries]
+
+    def run(*actions):
+        env = SearchEnv(reward="em_format", max_turns=4, retriever=Unhelpful())
+        env.reset(seed=0)
+        for a in actions:
+            _, r, *_ = env.step(a.format(gold=env.task["golden_answers"][0],
+                                         q=env.task["chain"][0]["query"]))
+        return r
+    assert run("<think>t</think><answer>{gold}</answer>") == 1.0
+    assert run("<answer>{gold}</answer>") == pytest.approx(0.8)  # no <think>
+    assert run("<think>t</think><answer>nope</answer>") == pytest.approx(0.2)
+    assert run("<answer>nope</answer>") == pytest.approx(0.1)
+    # the gold only in the model's own query is not "retrieval correct"
+    assert run("<think>t</think><search>{gold} zzz</search>",
+               "<think>t</think><answer>nope</answer>") == pytest.approx(0.2)
+    # text outside tags breaks the sequence, as in Search-R1
+    assert run("<think>t</think>junk<answer>nope</answer>") == pytest.approx(0.1)
+
+
+def test_em_format_pays_0_3_only_for_gold_in_retrieved_information():
+    env = SearchEnv(reward="em_format", max_turns=4)
+    env.reset(seed=0)
+    gold = env.task["golden_answers"][0]
+    for hop in env.task["chain"]:
+        env.step(f"<think>t</think><search>{hop['query']}</search>")
+    assert any(gold.lower() in block.lower() for block in env.information)
+    _, r, *_ = env.step("<think>t</think><answer>nope</answer>")
+    assert r == pytest.approx(0.3)
+
+
+def test_information_block_has_no_trailing_newline_inside(env):
+    """Search-R1 strips the passages string: `…text</information>`, not `…text\n</information>`."""
+    env.reset(seed=0)
+    obs, *_ = env.step("<think>t</think><search>city located</search>")
+    text = obs[0]["content"]
+    assert "\n</information>" not in text and text.endswith("</information>\n\n")
+
+
 def test_ig_protocol_uses_documents_tags():
     env = SearchEnv(protocol="ig")
     obs, _ = env.reset(seed=0)
@@ -113,8 +159,26 @@ def test_slate_rule_judge_components_by_hand():
     c = info["reward_components"]
     # turn 3 of B=4, counted from 1: bonus = 0.1 * (4 - 3) / 4
     assert c["judge_answer"] == 1.0 and c["judge_bonus"] == pytest.approx(0.025)
-    assert c["outcome"] == 1.0 and r == pytest.approx(1 + 1 + 1 + 0.025)
+    # Eq. 4 alone: think + answer + bonus, no EM on top (3.05 before)
+    assert "outcome" not in c and r == pytest.approx(1 + 1 + 0.025)
+    assert info["outcome"]["em"] == 1.0  # the EM is still measured, just not paid
     assert RuleJudge().judge("thinking", [{"thinking": ""}]) == [-1.0]
+
+
+def test_slate_judge_em_is_an_explicit_option():
+    env = SearchEnv(judge="rule", judge_em=True, max_turns=4)
+    env.reset(seed=0)
+    gold = env.task["golden_answers"][0]
+    _, r, *_, info = env.step(f"<think>{gold} is it</think><answer>{gold}</answer>")
+    c = info["reward_components"]
+    assert c["outcome"] == 1.0 and r == pytest.approx(sum(c.values()))
+
+
+def test_judge_spec_errors_are_clear():
+    with pytest.raises(InvalidConfig, match="judge must be"):
+        SearchEnv(judge="gpt-judge")
+    with pytest.raises(InvalidConfig, match="not answering"):  # nothing listens on port 9
+        SearchEnv(judge="http://127.0.0.1:9/v1#m", judge_timeout=0.5)
 
 
 def test_fork_is_independent_and_shares_the_index(env):

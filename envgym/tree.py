@@ -1,0 +1,274 @@
+"""SLATE's Algorithm 1: truncated step-level sampling, one tree of siblings per question.
+
+    for each question (and each of `trees` independent trees of it):
+        prefix = the chat-templated prompt
+        for t = 1 .. B:
+            k candidates from the shared prefix (one batched call over all live trees)
+            each candidate is stepped in its own fork of the environment and judged:
+                r_j = the step reward (Eq. 3 on search steps, Eq. 4 on the answer step)
+            A_j = (r_j - mean r) / (std r + eps)                     (Eq. 5, unbiased std)
+            continue from one candidate: sel ~ softmax(A / eta)      (eta <= 0: argmax)
+            stop if it answered (or the episode ended); else splice its observation in
+        still running after B steps: force "\\n<answer>" and draw k answer candidates the
+        same way (scored by Eq. 4 with no budget bonus)
+
+Every candidate becomes a `Trajectory`: the chosen path so far (shared prefix turns) plus
+its own turn, with `meta = {"tree", "step", "sibling", "chosen", "branch_id", ...}`; the
+`slate` credit normalises over each `branch_id` (the k siblings of one step) and trains only
+the candidate turn. The last chosen candidate of a tree carries the whole path and outcome
+(`meta["final"]`). Prefix tokens are the ids the engine recorded (token-in, token-out), so a
+prefix that ended with EOS or a continuation observation is continued exactly as sampled.
+
+The forced answer is a documented extension of the released loop, which generates one
+answer and trains nothing on it: here it is k siblings like every other step, so it carries
+signal too. Its forced "\\n<answer>" text is part of the observation (loss mask 0).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from envgym.errors import InvalidConfig
+from envgym.policy import Completion, SamplingParams, is_token_policy
+from envgym.spaces import Message
+from envgym.stops import cut_at_stop, with_stops
+from envgym.trajectory import Trajectory, Turn
+
+__all__ = ["FORCED_ANSWER", "select", "slate_trees", "step_advantages", "tree_metrics"]
+
+FORCED_ANSWER = "\n<answer>"
+
+
+def step_advantages(rewards: Sequence[float], eps: float = 1e-6) -> np.ndarray:
+    """Eq. 5: (r_j - mean r) / (std r + eps) over the k siblings, std unbiased (torch.std)."""
+    r = np.asarray(rewards, dtype=np.float64)
+    if r.size < 2:
+        return np.zeros_like(r)
+    return (r - r.mean()) / (r.std(ddof=1) + eps)
+
+
+def select(advantages: np.ndarray, eta: float, rng: np.random.Generator) -> int:
+    """The candidate to continue from: softmax(A / eta) sampling, argmax when eta <= 0."""
+    if eta <= 0:
+        return int(np.argmax(advantages))
+    z = advantages / eta
+    p = np.exp(z - z.max())
+    return int(rng.choice(len(p), p=p / p.sum()))
+
+
+@dataclass
+class _Path:
+    """The chosen path of one tree: its environment, recorded turns and prompt token ids."""
+
+    tree: str
+    member: int
+    seed: int
+    env: Any
+    turns: list[Turn] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+    ids: list[int] = field(default_factory=list)
+    obs: list[Message] = field(default_factory=list)
+    obs_ids: list[int] = field(default_factory=list)
+    ended_with_eos: bool = True
+    task_id: str | None = None
+    done: bool = False
+    error: str | None = None
+
+
+def slate_trees(env_id: str, policy: Any, *, first_seed: int, n_tasks: int, trees: int = 1,
+                k: int = 5, budget: int = 4, eta: float = 0.7,
+                env_kwargs: dict[str, Any] | None = None,
+                sampling: SamplingParams | None = None, seed: int = 0) -> list[Trajectory]:
+    """SLATE trees for `n_tasks` consecutive task seeds, `trees` per task (the module
+    docstring gives the algorithm). The environment gets `max_turns = budget + 1` (the forced
+    answer) and `slate_budget = budget` when it takes one. Bad settings raise
+    `InvalidConfig`; a dead judge fails at `make()`, before anything is sampled."""
+    import envgym
+
+    if k < 2:
+        raise InvalidConfig(f"SLATE needs k >= 2 siblings per step (got {k}): with one "
+                            "candidate every step advantage is 0.")
+    if budget < 1:
+        raise InvalidConfig(f"SLATE's budget B must be at least 1 (got {budget}).")
+    if not is_token_policy(policy):
+        raise InvalidConfig("SLATE trees continue from recorded token ids: use a token policy "
+                            "(hf:, vllm:, openai: in token mode).")
+    kwargs = {**(env_kwargs or {}), "max_turns": budget + 1}
+    if _takes(env_id, "slate_budget"):
+        kwargs["slate_budget"] = budget
+    sampling = sampling or SamplingParams()
+    rng = np.random.default_rng([seed, first_seed])
+    paths = []
+    for j in range(n_tasks):
+        for m in range(trees):
+            env = envgym.make(env_id, **kwargs)
+            paths.append(_Path(f"{env_id}/{first_seed + j}/tree{m}", m, first_seed + j, env))
+    out: list[Trajectory] = []
+    calls = 0
+    with ThreadPoolExecutor(min(32, k * len(paths)) or 1) as pool:
+        for path in paths:
+            _start(path, policy)
+        for t in range(budget + 1):
+            live = [p for p in paths if not p.done]
+            if not live:
+                break
+            if t == budget:  # B steps done: the answer is forced
+                for p in live:
+                    _force_answer(p, policy)
+            step_sampling = with_stops(sampling, getattr(live[0].env, "stop_sequences", ())) \
+                .with_seed((sampling.seed or seed) * 100_003 + calls)
+            calls += 1
+            out += _expand(live, policy, step_sampling, k, t, eta, rng, pool, env_id,
+                           forced=t == budget)
+    for p in paths:
+        if p.error is not None:
+            out.append(_failed(p, env_id, policy))
+        p.env.close()
+    return out
+
+
+def _takes(env_id: str, name: str) -> bool:
+    import inspect
+
+    from envgym.registration import load_entry_point, spec
+    try:
+        cls = load_entry_point(spec(env_id).entry_point)
+    except Exception:  # noqa: BLE001 - an unusual registration: pass no extra option
+        return False
+    return name in inspect.signature(cls).parameters
+
+
+def _start(path: _Path, policy: Any) -> None:
+    obs, info = path.env.reset(seed=path.seed)
+    path.task_id = info.get("task_id")
+    path.obs, path.obs_ids = list(obs), policy.chat.prompt_ids(obs)
+    path.messages, path.ids = list(obs), list(path.obs_ids)
+
+
+def _force_answer(path: _Path, policy: Any) -> None:
+    """Splice "\\n<answer>" into the pending observation: not sampled, so loss mask 0."""
+    forced = policy.chat.encode(FORCED_ANSWER)
+    path.obs = [*path.obs, {"role": "continuation", "content": FORCED_ANSWER}]
+    path.obs_ids = path.obs_ids + forced
+    path.ids = path.ids + forced
+    path.messages = [*path.messages, {"role": "continuation", "content": FORCED_ANSWER}]
+
+
+def _expand(live: list[_Path], policy: Any, sampling: SamplingParams, k: int, t: int, eta: float,
+            rng: np.random.Generator, pool: ThreadPoolExecutor, env_id: str, forced: bool
+            ) -> list[Trajectory]:
+    """One step of every live tree: k candidates each, judged, one continued."""
+    try:
+        completions = policy.generate([p.ids for p in live for _ in range(k)], sampling)
+    except Exception as e:  # noqa: BLE001 - a policy failure fails these trees, visibly
+        for p in live:
+            p.done, p.error = True, f"policy failed: {type(e).__name__}: {e}"
+        return []
+    completions = [cut_at_stop(c, sampling.stop, policy.chat.decode) for c in completions]
+    out = []
+    for n, path in enumerate(live):
+        mine = completions[n * k:(n + 1) * k]
+        forks = [path.env.fork() for _ in range(k)]
+        prefix = FORCED_ANSWER if forced else ""
+        try:
+            results = list(pool.map(lambda fc: fc[0].step(prefix + fc[1].text), zip(forks, mine)))
+        except Exception as e:  # noqa: BLE001 - an environment or judge failure fails the tree
+            path.done, path.error = True, f"{type(e).__name__}: {e}"
+            for f in forks:
+                f.close()
+            continue
+        out += _siblings(path, forks, mine, results, policy, t, eta, rng, env_id, forced)
+    return out
+
+
+def _siblings(path: _Path, forks: list[Any], completions: list[Completion], results: list[tuple],
+              policy: Any, t: int, eta: float, rng: np.random.Generator, env_id: str,
+              forced: bool) -> list[Trajectory]:
+    from envgym.rollout import _finish, _make_turn
+
+    rewards = [float(r[1]) for r in results]
+    adv = step_advantages(rewards)
+    sel = select(adv, eta, rng)
+    branch_id = f"{path.tree}/step{t}"
+    kids = []
+    for j, (c, (obs, reward, term, trunc, info)) in enumerate(zip(completions, results)):
+        turn = _make_turn(path.obs, path.obs_ids, c.text, c, reward, info, policy)
+        if forced:
+            turn.info["forced_prefix"] = FORCED_ANSWER
+        kid = Trajectory(env_id=env_id, seed=path.seed, task_id=path.task_id,
+                         group_id=f"{env_id}/{path.seed}", policy=getattr(policy, "name", None),
+                         turns=[x.model_copy(deep=True) for x in path.turns] + [turn],
+                         meta={"tree": path.tree, "member": path.member, "step": t,
+                               "sibling": j, "chosen": j == sel, "branch_id": branch_id,
+                               "forced_answer": forced, "step_advantage": float(adv[j]),
+                               "final": j == sel and bool(term or trunc)})
+        if term or trunc:
+            _finish(kid, obs, term, trunc, info)
+        kids.append(kid)
+    for j, f in enumerate(forks):
+        if j != sel:
+            f.close()
+    _continue(path, forks[sel], completions[sel], results[sel], kids[sel].turns[-1], policy)
+    return kids
+
+
+def _continue(path: _Path, env: Any, completion: Completion, result: tuple, turn: Turn,
+              policy: Any) -> None:
+    """Move the tree's path onto the chosen candidate (and its observation)."""
+    obs, _, term, trunc, _ = result
+    path.env.close()
+    path.env = env
+    path.turns.append(copy.deepcopy(turn))
+    spliced = bool(path.turns[:-1]) and path.messages[-1].get("role") == "continuation"
+    role = "continuation" if spliced else "assistant"
+    path.messages.append({"role": role, "content": completion.text})
+    path.ids += completion.token_ids
+    path.ended_with_eos = completion.ended_with_eos
+    if term or trunc:
+        path.done = True
+        return
+    obs_ids, spliced = policy.chat.observation_ids(path.messages, obs, path.ended_with_eos)
+    if not spliced:
+        obs = [{**m, "role": "user"} if m.get("role") == "continuation" else m for m in obs]
+    path.obs, path.obs_ids = list(obs), obs_ids
+    path.messages += obs
+    path.ids += obs_ids
+
+
+def _failed(path: _Path, env_id: str, policy: Any) -> Trajectory:
+    """The tree's chosen path so far, marked failed with the error (never silently lost)."""
+    traj = Trajectory(env_id=env_id, seed=path.seed, task_id=path.task_id,
+                      group_id=f"{env_id}/{path.seed}", policy=getattr(policy, "name", None),
+                      turns=path.turns, meta={"tree": path.tree, "member": path.member,
+                                              "final": True})
+    traj.error = path.error
+    traj.outcome = {"success": False, "score": 0.0}
+    return traj
+
+
+def tree_metrics(trajs: Sequence[Trajectory]) -> dict[str, float]:
+    """`slate/*` metrics of a batch of tree siblings ({} when there are none): trees, siblings,
+    the mean |A| of search-step and answer-step siblings (Eq. 5, before any credit chain),
+    forced answers, and the EM of each tree's final path."""
+    kids = [t for t in trajs if "tree" in t.meta and "sibling" in t.meta]
+    if not kids:
+        return {}
+    search = [abs(t.meta["step_advantage"]) for t in kids
+              if t.turns and any(s.kind == "query" for s in t.turns[-1].spans)]
+    answer = [abs(t.meta["step_advantage"]) for t in kids if t.terminated]
+    finals = [t for t in kids if t.meta.get("final")]
+    return {"slate/trees": float(len({t.meta["tree"] for t in kids})),
+            "slate/siblings": float(len(kids)),
+            "slate/search_siblings": float(len(search)),
+            "slate/search_adv_abs_mean": float(np.mean(search)) if search else 0.0,
+            "slate/answer_adv_abs_mean": float(np.mean(answer)) if answer else 0.0,
+            "slate/forced_answers": float(sum(t.meta.get("forced_answer", False) and t.meta["chosen"]
+                                              for t in kids)),
+            "slate/final_em": float(np.mean([t.outcome.get("em", 0.0) for t in finals]))
+            if finals else 0.0}
