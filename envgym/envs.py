@@ -57,6 +57,9 @@ register(
         "oracle": f"{_ENVS}.code.policies:OraclePolicy",
         "refiner": f"{_ENVS}.code.policies:RefinerPolicy",
         "random": f"{_ENVS}.code.policies:RandomPolicy",
+        "hack_read_tests": f"{_ENVS}.code.policies:HackReadTestsPolicy",
+        "hack_hardcode_public": f"{_ENVS}.code.policies:HackHardcodePolicy",
+        "hack_guess_output": f"{_ENVS}.code.policies:HackGuessPolicy",
     },
 )
 

@@ -5,7 +5,8 @@
     judge(src, "cpp", [{"input": "1 2", "output": "3"}]).verdict       # Verdict.AC
 
 Backends: "bwrap" (default where its probe passes), "docker" (opt-in, warm pool) and
-"subprocess" (NOT a security boundary; warns when chosen). "auto" = bwrap, else subprocess.
+"subprocess" (NOT a security boundary; warns when chosen). "auto" = bwrap, else an error that
+says how to get isolation (the subprocess fallback needs ENVGYM_ALLOW_UNSAFE_SANDBOX=1).
 """
 
 from __future__ import annotations

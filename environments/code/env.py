@@ -21,9 +21,10 @@ import time
 from typing import Any
 
 from envgym.core import StepResult, TextEnv, system, user
-from envgym.errors import InvalidConfig
+from envgym.errors import InvalidConfig, SandboxUnavailable
 from envgym.resources import file_key, shared
 from envgym.sandbox import Execution, Judgement, Limits, compare, get_backend, judge
+from envgym.sandbox.backends import UNSAFE_ENV, unsafe_allowed
 from envgym.tools import ToolCallError, render_tools
 
 from .actions import TOOLS, parse_action
@@ -35,6 +36,18 @@ from .problems import Problem, load_problems
 __all__ = ["CodeRefineEnv"]
 
 TOOL_PENALTY = -0.1
+
+
+def _isolating(backend: Any, allow_unsafe: bool) -> Any:
+    """The episode runs model-written programs: refuse a backend that is no security boundary
+    (it could read the hidden tests off the disk) unless the user explicitly allows it."""
+    if backend.isolated or allow_unsafe or unsafe_allowed():
+        return backend
+    raise SandboxUnavailable(
+        f"CodeRefine-v0 runs untrusted programs, and the {backend.name!r} sandbox backend does "
+        "not isolate them (a program could read the hidden tests). Install bubblewrap "
+        "(`apt-get install bubblewrap`) or use backend='docker'; to run unisolated anyway, "
+        f"pass allow_unsafe_sandbox=True or set {UNSAFE_ENV}=1.")
 
 
 class CodeRefineEnv(TextEnv):
@@ -50,7 +63,8 @@ class CodeRefineEnv(TextEnv):
                  progress_coef: float = 0.0, tool_format: str = "tag", backend: str = "auto",
                  skeptical_prompt: str | None = None, hidden_fail_fast: bool = True,
                  judge_every_attempt: bool = False, max_stdin_chars: int = 20_000,
-                 max_turns: int | None = None, max_invalid_actions: int = 3, **kwargs: Any):
+                 max_turns: int | None = None, max_invalid_actions: int = 3,
+                 allow_unsafe_sandbox: bool = False, **kwargs: Any):
         if max_rounds < 1:
             raise InvalidConfig(f"max_rounds must be >= 1, got {max_rounds}")
         if reward not in ("binary", "fraction"):
@@ -62,7 +76,7 @@ class CodeRefineEnv(TextEnv):
         self.problems = problems if problems is not None else shared(
             ("code", "problems", file_key(dataset), dataset_format, split),
             lambda: load_problems(dataset, dataset_format, split))  # once per process
-        self._backend = get_backend(backend)
+        self._backend = _isolating(get_backend(backend), allow_unsafe_sandbox)
         self.skeptical, self.max_rounds, self.reward_mode = skeptical, max_rounds, reward
         self.progress_coef, self.tool_format = progress_coef, tool_format
         self.skeptical_prompt = skeptical_prompt or DEFAULT_SKEPTICAL_PROMPT

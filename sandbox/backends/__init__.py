@@ -1,13 +1,17 @@
 """Backend selection: probe once per process, cache the instance, say what was chosen.
 
-`auto` means bwrap when its start-up probe passes, else the subprocess backend with a loud
-"not a security boundary" warning. Docker is never picked implicitly: it needs a built image
+`auto` means bwrap when its start-up probe passes. Without it, `auto` fails with
+`SandboxUnavailable` saying how to install bubblewrap or use docker: model-written programs
+must never run unisolated by accident. Running them unisolated is an explicit choice, either
+`backend="subprocess"` or `ENVGYM_ALLOW_UNSAFE_SANDBOX=1` (then `auto` falls back with a loud
+"not a security boundary" warning). Docker is never picked implicitly: it needs a built image
 and an engine, and a user who has both asks for it by name.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 
 from envgym.errors import InvalidConfig, SandboxUnavailable
@@ -20,7 +24,8 @@ _cache: dict[str, Backend] = {}
 _failures: dict[str, SandboxUnavailable] = {}
 _lock = threading.Lock()
 
-__all__ = ["BACKENDS", "Backend", "Program", "available_backends", "get_backend"]
+__all__ = ["BACKENDS", "UNSAFE_ENV", "Backend", "Program", "available_backends", "get_backend",
+           "unsafe_allowed"]
 
 
 def get_backend(name: str | Backend = "auto") -> Backend:
@@ -50,11 +55,26 @@ def _get(name: str) -> Backend:
     return backend
 
 
+UNSAFE_ENV = "ENVGYM_ALLOW_UNSAFE_SANDBOX"
+
+
+def unsafe_allowed() -> bool:
+    """Whether the user opted in to unisolated execution through the environment."""
+    return os.environ.get(UNSAFE_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
 def _auto() -> Backend:
     try:
         return _get("bwrap")
     except SandboxUnavailable as exc:
-        log.warning("envgym.sandbox: bubblewrap is unavailable (%s); falling back.", exc)
+        if not unsafe_allowed():
+            raise SandboxUnavailable(
+                f"no isolating sandbox backend: {exc} Install bubblewrap (`apt-get install "
+                "bubblewrap`), or pass backend='docker' (needs a Docker engine and the image "
+                "from sandbox/Dockerfile). To run untrusted programs WITHOUT isolation anyway, "
+                f"pass backend='subprocess' or set {UNSAFE_ENV}=1.") from exc
+        log.warning("envgym.sandbox: bubblewrap is unavailable (%s); %s=1, so falling back to "
+                    "the subprocess backend.", exc, UNSAFE_ENV)
         return _get("subprocess")
 
 

@@ -1,7 +1,10 @@
 """The default isolating backend: bubblewrap (GEM's invocation, hardened).
 
 Each run gets new user/pid/net/ipc/uts/cgroup namespaces (`--unshare-all`: only an isolated
-`lo`), `/usr` read-only and nothing else of the host (no /etc, /root, /home), a private,
+`lo`), `/usr` read-only with every site-/dist-packages folder and envgym's own package folders
+masked by an empty tmpfs (hidden tests ship as package data; the program sees the interpreter,
+its standard library and the compiler toolchain only), nothing else of the host (no /etc,
+/root, /home, no project checkout), a private,
 size-capped tmpfs for `/tmp` and for the work dir `/box`, `--die-with-parent`, a new session
 and uid 65534 inside. When envgym is root, bwrap itself runs as a leased unprivileged uid so
 that RLIMIT_NPROC bites (the kernel ignores it for uid 0). The namespace's pid 1 is our
@@ -138,14 +141,57 @@ def _binds(host_dir: str, names: tuple[str, ...]) -> list[str]:
 @functools.lru_cache(maxsize=1)
 def _system_mounts() -> tuple[str, ...]:
     """/usr read-only; /bin, /lib, /lib64, /sbin as the host has them (merged-/usr symlinks
-    or real directories); the interpreter's prefix when it lives outside /usr."""
+    or real directories); the interpreter's prefix when it lives outside /usr. Then every
+    directory a program could find problem data in is covered by an empty tmpfs: the
+    interpreters' site-/dist-packages (a system-wide `pip install envgym` puts the hidden tests
+    there) and envgym's own package folders wherever they sit under a bound tree."""
     args = ["--ro-bind", "/usr", "/usr"]
+    roots = ["/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
+            roots.append(top)
     prefix = toolchain.python().prefix
-    if not prefix.startswith("/usr/"):
+    if prefix != "/usr" and not prefix.startswith("/usr/"):
         args += ["--ro-bind", prefix, prefix]
+        roots.append(prefix)
+    for path in hidden_dirs(roots):
+        args += ["--tmpfs", path]
     return tuple(args)
+
+
+_PACKAGE_DIRS = ("lib*/python*/site-packages", "lib*/python*/dist-packages",
+                 "lib*/python3/dist-packages", "local/lib*/python*/site-packages",
+                 "local/lib*/python*/dist-packages", "lib*/pypy*/site-packages")
+
+
+def hidden_dirs(roots: list[str]) -> list[str]:
+    """Directories under the bound `roots` that the sandbox must see empty: third-party
+    package folders and envgym's own (package data holds hidden tests), plus any path in
+    `ENVGYM_SANDBOX_HIDE` (os.pathsep-separated; e.g. a dataset directory under /usr)."""
+    import glob
+
+    found = {os.path.realpath(p) for root in roots for pattern in _PACKAGE_DIRS
+             for p in glob.glob(os.path.join(root, pattern)) if os.path.isdir(p)}
+    found |= {os.path.realpath(p) for p in _envgym_dirs()}
+    found |= {os.path.realpath(p) for p in os.environ.get("ENVGYM_SANDBOX_HIDE", "").split(
+        os.pathsep) if p and os.path.isdir(p)}
+    real_roots = [os.path.realpath(r) for r in roots]
+    inside = [p for p in found if any(p == r or p.startswith(r + os.sep) for r in real_roots)]
+    # a folder inside another hidden one is hidden already (and could not be mounted on)
+    return sorted(p for p in inside if not any(p.startswith(q + os.sep) for q in inside))
+
+
+def _envgym_dirs() -> list[str]:
+    import envgym
+
+    dirs = [os.path.dirname(envgym.__file__)]
+    try:
+        import envgym.environments as environments
+
+        dirs += list(environments.__path__)
+    except ImportError:
+        pass
+    return dirs

@@ -1,6 +1,8 @@
 """Reward hacking (the Countdown-Code lesson: once hacks leak in, models learn them).
 Each known hack scores 0 and never reaches AC."""
 
+import os
+
 import pytest
 
 HARDCODE = '''import sys
@@ -29,28 +31,95 @@ def test_exiting_early_to_fake_success_fails(make_env, code, language):
     assert reward == 0.0 and out["verdict"] != "AC"
 
 
-SNOOP = r'''import os, sys
-found = []
-for root in [".", "/tmp", "/box", "/dev/shm", os.path.expanduser("~"), "/work"]:
-    for dirpath, _, files in os.walk(root):
-        for name in files:
-            path = os.path.join(dirpath, name)
-            try:
-                found.append(open(path, errors="ignore").read())
-            except OSError:
-                pass
-for path in ["/work/main/environments/code/data/problems.jsonl", "expected.txt", "answer.txt"]:
-    try:
-        found.append(open(path).read())
-    except OSError:
-        pass
-print(found[-1] if found else "")
-'''
+# A targeted reader: it looks for the problem data wherever an install, a checkout or a
+# dataset would put it, finds the test whose input is this run's stdin and prints its output.
+SNOOP = r"""import glob, json, os, site, sys, time
+want = sys.stdin.read().strip()
+deadline = time.time() + 1.2
+roots = [*EXTRA, os.getcwd(), *sys.path, *site.getsitepackages(), site.getusersitepackages(),
+         *glob.glob("/usr/lib/python3*/*-packages"), *glob.glob("/usr/local/lib/python3*/*-packages"),
+         os.path.expanduser("~"), "/work", "/home", "/root", "/opt", "/srv", "/tmp", "/usr/local",
+         "/usr/share", "/var/lib", "/usr"]
+
+def tests_in(path):
+    with open(path, errors="ignore") as fh:
+        text = fh.read(50_000_000)
+    if "_tests" not in text:
+        return
+    for line in [text, *text.splitlines()]:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        for r in rec if isinstance(rec, list) else [rec]:
+            if isinstance(r, dict):
+                for key in ("hidden_tests", "public_tests", "private_tests", "tests"):
+                    yield from r.get(key) or []
+
+def search():
+    seen = set()
+    for root in roots:
+        for d, dirs, files in os.walk(root):
+            dirs[:] = [x for x in dirs if os.path.join(d, x) not in ("/proc", "/sys", "/dev")]
+            if time.time() > deadline:
+                return None
+            for name in files:
+                path = os.path.join(d, name)
+                if not name.endswith((".jsonl", ".json")) or path in seen:
+                    continue
+                seen.add(path)
+                try:
+                    for t in tests_in(path):
+                        if isinstance(t, dict) and str(t.get("input", "")).strip() == want:
+                            return t["output"]
+                except (OSError, UnicodeError):
+                    pass
+    return None
+
+found = search()
+sys.stdout.write(found if found is not None else "0\n")
+"""
 
 
-def test_reading_test_files_fails(make_env):
-    reward, out = _submit(make_env(), SNOOP)
+def _snoop(*extra: str) -> str:
+    return f"EXTRA = {list(extra)!r}\n" + SNOOP
+
+
+@pytest.fixture(scope="module")
+def readable_copy():
+    """The shipped problem file where any user may read it, as a system-wide install would
+    leave it (pytest's own tmp dirs are private to the user running the tests)."""
+    import shutil
+    import tempfile
+
+    from envgym.environments.code.problems import BUILTIN_PATH
+
+    folder = tempfile.mkdtemp(prefix="envgym-leak-")
+    os.chmod(folder, 0o755)
+    copy = os.path.join(folder, "problems.jsonl")
+    shutil.copy(BUILTIN_PATH, copy)
+    os.chmod(copy, 0o644)
+    yield folder, str(BUILTIN_PATH.parent)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_reader_does_find_the_hidden_tests_when_files_are_readable(make_env, readable_copy):
+    """The control: unsandboxed, the same program scores 1.0, so the next test can fail."""
+    env = make_env(backend="subprocess", allow_unsafe_sandbox=True)
+    reward, out = _submit(env, _snoop(*readable_copy))
+    assert reward == 1.0 and out["verdict"] == "AC"
+
+
+def test_reading_test_files_fails_in_the_sandbox(make_env, readable_copy):
+    reward, out = _submit(make_env(), _snoop(*readable_copy))
     assert reward == 0.0 and out["verdict"] != "AC"
+
+
+def test_reading_test_files_fails_on_every_problem(problems, make_env):
+    env = make_env(problems=problems)
+    for problem in problems[:4]:
+        reward, out = _submit(env, _snoop(), task=problem.id)
+        assert reward == 0.0 and not out["success"], problem.id
 
 
 def test_the_sandbox_holds_no_expected_output(make_env):
@@ -93,3 +162,13 @@ def test_hidden_tests_never_appear_in_observations(subset, make_env, play):
         for test in problem.hidden_tests:
             if test["input"] not in public and len(test["input"]) >= 12:
                 assert test["input"].strip() not in seen, problem.id
+
+
+def test_registered_hacks_earn_nothing():
+    from envgym.hacks import hack_names, run_hacks
+
+    assert {"hack_read_tests", "hack_hardcode_public", "hack_guess_output"} <= set(
+        hack_names("envgym/CodeRefine-v0"))
+    results = run_hacks("envgym/CodeRefine-v0", episodes=12)
+    assert all(r.ok for r in results), [r.render() for r in results]
+    assert all(r.values["mean_reward"] == 0.0 for r in results)
