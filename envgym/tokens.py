@@ -13,10 +13,20 @@ This is only sound when the template is *append-only*: rendering a longer conver
 rewrites an earlier turn. Qwen3 and DeepSeek-R1 templates strip earlier `<think>` blocks;
 `ChatTokenizer` probes the template and, when it is not append-only, substitutes the shipped
 append-only variant for that family (ChatML, R1) or fails loudly.
+
+Linear time. Rendering the whole conversation every turn makes an episode cost O(turns²).
+For an append-only template the delta depends only on the turns next to it, so each turn
+renders a short *window* instead: the first message (which decides system-prompt defaults),
+the last assistant turn and the message before it, then the new messages. Whether windows
+are exact for a template is probed once at construction (a template that numbers turns, say,
+is not, and then every turn renders in full). The full render is still checked against the
+window at turns 1, 2, 4, 8, ... (amortised O(1) a turn), and at every turn when
+`ENVGYM_TEMPLATE_CHECK=full` is set; a difference raises `TemplateError`.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -78,7 +88,7 @@ class ChatTokenizer:
     """Renders conversations with an append-only template and tokenises template deltas."""
 
     def __init__(self, tokenizer: Any, chat_template: str | None = None,
-                 eos_token_ids: Sequence[int] = ()):
+                 eos_token_ids: Sequence[int] = (), full_check: bool | None = None):
         self.tokenizer = tokenizer
         self.template = chat_template or getattr(tokenizer, "chat_template", None)
         if not self.template:
@@ -87,6 +97,12 @@ class ChatTokenizer:
             self.template = self._append_only_variant()
         eos = list(eos_token_ids) or [tokenizer.eos_token_id]
         self.eos_token_ids = {int(i) for i in eos if i is not None}
+        self._eos_texts = [self.decode([i]) for i in self.eos_token_ids]
+        self.full_check = (os.environ.get("ENVGYM_TEMPLATE_CHECK") == "full"
+                           if full_check is None else full_check)
+        """Check every turn's windowed delta against the full render (debugging)."""
+        self.windowed = self._windows_are_exact()
+        """Whether turns render as short windows (see the module docstring)."""
 
     def render(self, messages: Sequence[Message], add_generation_prompt: bool) -> str:
         return self._render_with(self.template)(merge_messages(messages), add_generation_prompt)
@@ -113,8 +129,36 @@ class ChatTokenizer:
         if new and not ended_with_eos and all(m.get("role") == "continuation" for m in new):
             return self.encode("".join(m["content"] for m in new)), True
         new = [{**m, "role": "user"} if m.get("role") == "continuation" else m for m in new]
-        return self.encode(self._end_of_turn(history, ended_with_eos)
-                           + self._delta(history, new)), False
+        return self.encode(self.observation_text(history, new, ended_with_eos)), False
+
+    def observation_text(self, history: Sequence[Message], new: Sequence[Message],
+                         ended_with_eos: bool) -> str:
+        """The template text between the sampled assistant turn and the next generation:
+        rendered from a short window of `history`, checked in full on schedule."""
+        if not self.windowed:
+            return self._text_from(merge_messages(history), new, ended_with_eos)
+        text = self._text_from(_window(history), new, ended_with_eos)
+        turn = sum(m.get("role") == "assistant" for m in history)
+        if self.full_check or turn & (turn - 1) == 0:  # turns 1, 2, 4, 8, ...
+            self._check_in_full(merge_messages(history), new, ended_with_eos, text, turn)
+        return text
+
+    def _check_in_full(self, merged: list[Message], new: Sequence[Message], ended: bool,
+                       text: str, turn: int) -> None:
+        """The whole conversation must render as its head, the sampled turn, then `text`
+        (two full renders: the prompt the turn was sampled from, and the next one)."""
+        render = self._render_with(self.template)
+        head = render(merged[:-1], True) + merged[-1]["content"]
+        after = render([*merged, *merge_messages(new)], True)
+        rest = after[len(head):] if after.startswith(head) else None
+        eos = [e for e in self._eos_texts if rest is not None and rest.startswith(e)]
+        if rest is not None and ended and eos:
+            rest = rest[len(eos[0]):]
+        if rest != text:
+            raise TemplateError(
+                f"The chat template renders turn {turn} differently in the whole conversation "
+                f"({(rest or after[-80:])[:80]!r}) than in a window ({text[:80]!r}); pass an "
+                "append-only chat_template= that renders each message independently.")
 
     def transcript(self, trajectory: Any) -> str:
         """The text `decode(trajectory.token_sequence()[0])` must equal: the rendered
@@ -135,31 +179,42 @@ class ChatTokenizer:
         text = self.render(merged[:-1], True) + merged[-1]["content"]
         return text + (self.decode(trajectory.turns[-1].action_token_ids[-1:]) if ended else "")
 
-    def _end_of_turn(self, history: Sequence[Message], ended_with_eos: bool) -> str:
-        """Template text after the assistant content that the model did not emit."""
-        merged = merge_messages(history)
-        head = self.render(merged[:-1], True) + merged[-1]["content"]
-        full = self.render(merged, False)
+    def _text_from(self, merged: list[Message], new: Sequence[Message],
+                   ended_with_eos: bool) -> str:
+        """End of the last assistant turn (what the model did not emit) + the delta of `new`,
+        from the already merged conversation `merged` (whole, or a window of it)."""
+        render = self._render_with(self.template)
+        full = render(merged, False)
+        head = render(merged[:-1], True) + merged[-1]["content"]
         if not full.startswith(head):
             raise TemplateError("The chat template rewrites the assistant turn's content; "
                                 "use an append-only template (chat_template=).")
         tail = full[len(head):]
         if ended_with_eos:
-            eos_texts = [self.decode([i]) for i in self.eos_token_ids]
-            match = [e for e in eos_texts if tail.startswith(e)]
+            match = [e for e in self._eos_texts if tail.startswith(e)]
             if not match:
                 raise TemplateError(f"The template closes an assistant turn with {tail!r}, "
-                                    f"which does not start with an EOS token {eos_texts}.")
+                                    f"which does not start with an EOS token {self._eos_texts}.")
             tail = tail[len(match[0]):]
-        return tail
-
-    def _delta(self, history: Sequence[Message], new: Sequence[Message]) -> str:
-        before = self.render(history, False)
-        after = self.render([*history, *new], True)
-        if not after.startswith(before):
+        after = render([*merged, *merge_messages(new)], True)
+        if not after.startswith(full):
             raise TemplateError("The chat template is not append-only for this conversation "
-                                f"(rendering changed earlier text near {before[-60:]!r}).")
-        return after[len(before):]
+                                f"(rendering changed earlier text near {full[-60:]!r}).")
+        return tail + after[len(full):]
+
+    def _windows_are_exact(self) -> bool:
+        """Probe: does every turn of a long conversation render the same in a window?"""
+        conv = [*_PROBE, *_PROBE[1:], {"role": "assistant", "content": "e"}]
+        try:
+            for k, m in enumerate(conv):
+                if m["role"] == "assistant" and k + 1 < len(conv):
+                    new = conv[k + 1:k + 2]
+                    if (self._text_from(_window(conv[:k + 1]), new, False)
+                            != self._text_from(merge_messages(conv[:k + 1]), new, False)):
+                        return False
+        except Exception:  # noqa: BLE001 - a template that cannot render windows renders in full
+            return False
+        return True
 
     def _append_only_variant(self) -> str:
         vocab = self.tokenizer.get_vocab()
@@ -177,6 +232,22 @@ class ChatTokenizer:
                 list(messages), chat_template=template, tokenize=False,
                 add_generation_prompt=gen)
         return render
+
+
+def _window(history: Sequence[Message]) -> list[Message]:
+    """The merged first message + the message before the last assistant turn + that turn.
+
+    The assistant turn may be spliced from `continuation` pieces, so it is found by walking
+    back over them; everything older is never rendered again.
+    """
+    start = len(history) - 1
+    while start > 0 and history[start].get("role") == "continuation":
+        start -= 1
+    start = max(0, start - 1)
+    while start > 0 and history[start].get("role") == "continuation":
+        start -= 1
+    head = [history[0]] if start > 0 else []
+    return merge_messages([*head, *history[start:]])
 
 
 def char_to_token_spans(decode: Any, token_ids: Sequence[int],

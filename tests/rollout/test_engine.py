@@ -41,6 +41,19 @@ def test_chat_turn_trajectories_are_token_exact(tiny_policy):
         assert tiny_policy.chat.decode(t.turns[1].obs_token_ids).endswith("<|im_start|>assistant\n")
 
 
+def test_long_episodes_stay_token_exact_with_windowed_deltas(tiny_policy, monkeypatch):
+    # 24 turns cross several scheduled full-render checks (turns 1, 2, 4, 8, 16)
+    trajs = collect(lambda: Echo(length=24, max_turns=30), tiny_policy, episodes=1, group_size=2,
+                    sampling=SamplingParams(max_tokens=4, seed=0))
+    assert all(t.error is None and len(t.turns) == 24 for t in trajs)
+    for t in trajs:
+        _check_tokens(t, tiny_policy)
+    spliced = collect(lambda: Echo(length=24, continuation=True, max_turns=30), tiny_policy, episodes=1,
+                      sampling=SamplingParams(max_tokens=4, seed=1))
+    assert spliced[0].error is None
+    _check_tokens(spliced[0], tiny_policy)
+
+
 def test_continuation_observations_are_spliced_without_a_turn_boundary(tiny_policy):
     trajs = collect(lambda: Echo(length=3, continuation=True), tiny_policy, episodes=1,
                     sampling=SHORT)
