@@ -146,7 +146,8 @@ def _report(out: Path, cfg: Any, demos: list, sft_losses: list[float], before: d
     }
     (out / "metrics.json").write_text(json.dumps(report, indent=2))
     first = list(read_trajectories(out / f"eval_{name}_step0.jsonl"))
-    last = {t.seed: t for t in read_trajectories(cfg.output_dir / f"eval_{name}_step{cfg.steps}.jsonl")}
+    after_file = cfg.output_dir / f"eval_{name}_step{cfg.steps}.jsonl"
+    last = {t.seed: t for t in read_trajectories(after_file)}
     pairs = [(t, last[t.seed]) for t in first if t.seed in last][:3]
     fmt = lambda ci: f"{ci['mean']:.2f} [{ci['lo']:.2f}, {ci['hi']:.2f}]"  # noqa: E731
     summary = [("mean reward, 95% CI", fmt(ci_before), fmt(ci_after)),

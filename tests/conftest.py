@@ -31,6 +31,13 @@ def _has_docker() -> bool:
         return False
 
 
+def pytest_report_header(config):
+    from tests.samples import REAL, REAL_ENV
+
+    return (f"real public samples: {REAL}" if REAL is not None else
+            f"real public samples: none (set {REAL_ENV}=DIR to run those tests)")
+
+
 def pytest_collection_modifyitems(config, items):
     need_gpu = any("gpu" in item.keywords for item in items)
     need_docker = any("docker" in item.keywords for item in items)

@@ -1,21 +1,23 @@
-"""Loaders for the public formats, on the shared real samples and on files we write."""
+"""Loaders for the public formats: on our own fixtures (tests/fixtures), on files written
+here, and on the real public samples when present (see tests/samples.py)."""
 
 import base64
 import json
 import pickle
 import zlib
 from collections import OrderedDict
-from pathlib import Path
 
 import pytest
 
 from envgym.environments.code import CodeRefineEnv, load_problems
 from envgym.environments.code.loaders import decode_lcb_private, parse_records
-from envgym.environments.code.policies import OraclePolicy
+from envgym.environments.code.policies import OraclePolicy, program_turn
 from envgym.errors import DatasetError
+from tests.samples import OWN, needs_real, real
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
+LCB_COMPARE = ("for _ in range(int(input())):\n    a, b = map(int, input().split())\n"
+               "    print('LESS' if a < b else 'EQUAL' if a == b else 'GREATER')\n")
 ADD_CPP = "#include <cstdio>\nint main(){long long a,b;scanf(\"%lld %lld\",&a,&b);printf(\"%lld\\n\",a+b);}"
 
 
@@ -56,24 +58,68 @@ def test_codecontests_rows_load_and_judge_with_their_own_solutions(tmp_path):
     env.close()
 
 
-def test_apps_fixture():
-    (p,) = load_problems(str(FIXTURES / "apps" / "train_row0_truncated.jsonl"))
+def test_own_apps_row():
+    (p,) = load_problems(str(OWN / "apps" / "train.jsonl"))
+    assert p.source == "apps" and p.id == "apps-0" and p.difficulty == "interview"
+    assert p.public_tests[0] == {"input": "2\n3\n1\n", "output": "3 2 1 \n1 \n"}  # spaces kept
+    assert p.hidden_tests == p.public_tests  # one test only: it is all we can judge
+    assert p.solutions["python"][0].startswith("for _ in range(int(input())):")
+
+
+def test_own_taco_row_limits_tags_and_split():
+    (p,) = load_problems(str(OWN / "taco" / "rows.jsonl"))
+    assert p.source == "taco" and p.time_limit_s == 2.0 and p.memory_mb == 128
+    assert p.tags == ["Mathematics", "Implementation"]  # a Python-literal list, not JSON
+    assert len(p.public_tests) == 1 and len(p.hidden_tests) == 3
+    assert p.hidden_tests[-1]["output"] == "\n9\n"  # stray whitespace kept; the grader strips
+
+
+def test_own_livecodebench_row_decodes_private_tests():
+    path = OWN / "livecodebench" / "codeforces_own_A.jsonl"
+    (p,) = load_problems(str(path))
+    decoded = json.loads(path.with_name("codeforces_own_A.private_tests.decoded.json").read_text())
+    assert json.loads(path.read_text())["private_test_cases"].startswith("eJ")  # zlib header
+    assert p.hidden_tests == [{"input": t["input"], "output": t["output"]} for t in decoded]
+    assert p.id == "lcb-9001_A" and p.difficulty == "easy" and len(p.public_tests) == 1
+
+
+@pytest.mark.parametrize("path", ["apps/train.jsonl", "taco/rows.jsonl",
+                                  "livecodebench/codeforces_own_A.jsonl"])
+def test_own_rows_judge_with_their_reference_solution_or_fail_with_a_wrong_one(path):
+    """The fixtures are consistent: a real solution passes every hidden test, a wrong one not."""
+    env = CodeRefineEnv(dataset=str(OWN / path), dataset_format="auto", skeptical=False)
+    env.reset(seed=0)
+    if "livecodebench" in path:  # LCB rows carry no solutions: use ours
+        env.problem.solutions["python"] = [LCB_COMPARE]
+    *_, info = env.step(OraclePolicy(0).act(env, []))
+    assert info["outcome"]["success"], info["outcome"]
+    env.reset(seed=0)
+    _, _, terminated, _, info = env.step(program_turn("python", "print('LESS')", submit=True))
+    assert terminated and not info["outcome"]["success"], info
+    env.close()
+
+
+@needs_real
+def test_real_apps_sample():
+    (p,) = load_problems(str(real("apps", "train_row0_truncated.jsonl")))
     assert p.source == "apps" and p.id == "apps-0" and p.difficulty == "interview"
     assert p.public_tests[0]["output"].startswith("1\n3 \n")  # trailing spaces kept
     assert p.hidden_tests == p.public_tests  # one test only: it is all we can judge
     assert p.solutions["python"][0].startswith("for _ in range(int(input())):")
 
 
-def test_taco_fixture():
-    (p,) = load_problems(str(FIXTURES / "taco" / "sample_rows.jsonl"))
+@needs_real
+def test_real_taco_sample():
+    (p,) = load_problems(str(real("taco", "sample_rows.jsonl")))
     assert p.source == "taco" and p.time_limit_s == 1.0 and p.memory_mb == 512
     assert p.tags == ["Data structures", "Mathematics", "Greedy algorithms"]
     assert len(p.public_tests) == 1 and len(p.hidden_tests) == 3
 
 
-def test_livecodebench_fixture_decodes_private_tests():
-    (p,) = load_problems(str(FIXTURES / "livecodebench" / "codeforces_1873_A.jsonl"))
-    decoded = json.loads((FIXTURES / "livecodebench" / "codeforces_1873_A.private_tests.decoded.json").read_text())
+@needs_real
+def test_real_livecodebench_sample_decodes_private_tests():
+    (p,) = load_problems(str(real("livecodebench", "codeforces_1873_A.jsonl")))
+    decoded = json.loads(real("livecodebench", "codeforces_1873_A.private_tests.decoded.json").read_text())
     assert p.hidden_tests == [{"input": t["input"], "output": t["output"]} for t in decoded]
     assert p.id == "lcb-1873_A" and p.difficulty == "easy" and len(p.public_tests) == 1
 

@@ -1,4 +1,5 @@
-"""The generated problem set and the GSM8K / MATH loaders (on the real shared fixtures)."""
+"""The generated problem set and the GSM8K / MATH loaders (on our own fixtures, and on the
+real public samples when present)."""
 
 import json
 import re
@@ -11,7 +12,7 @@ from envgym.environments.debate.data import (difficulty_bucket, generate_problem
                                              generate_problems, load_problems)
 from envgym.errors import DatasetError, InvalidConfig
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"  # ../shared in CI
+from tests.samples import OWN, needs_real, real
 
 
 def _replay(solution: str) -> int:
@@ -65,24 +66,48 @@ def test_difficulty_buckets():
         ["easy", "easy", "medium", "hard", "hard", "unknown"]
 
 
-def test_gsm8k_fixture():
-    train = load_problems(FIXTURES / "gsm8k" / "train_sample.jsonl")
+def test_own_gsm8k_files():
+    train = load_problems(OWN / "gsm8k" / "train.jsonl")
+    assert [p.answer for p in train] == ["36", "1250", "-4", "60", "24"]  # "1,250" unseparated
+    assert [p.level for p in train] == [1, 3, 1, 3, 1]  # 2, 4, 2, 4 and 1 solution steps
+    assert all(p.source == "gsm8k" and "<<" not in p.solution for p in train)
+    assert "caf\u00e9" in train[0].question and "Omar\u2019s" in train[3].question
+    test = load_problems(OWN / "gsm8k" / "test.jsonl", dataset_format="gsm8k")
+    assert [p.answer for p in test] == ["70", "60", "50000"]
+    assert [p.level for p in test] == [1, 1, 3]
+
+
+def test_own_math_files():
+    m500 = load_problems(OWN / "math" / "math500.jsonl")
+    assert [(p.answer, p.level) for p in m500] == [("\\frac{7}{2}", 2), ("9", 3)]
+    assert m500[0].id == "test/algebra/own-1.json"
+    style = load_problems(OWN / "math" / "math_test_style.jsonl")
+    assert [(p.answer, p.level) for p in style] == [("420", 2), ("\\dfrac{1}{4}", 5),
+                                                    ("\\text{noon}", None)]  # "Level ?"
+    original = load_problems(OWN / "math" / "original_problem.json", dataset_format="math")
+    assert (original[0].answer, original[0].level) == ("\\frac{3}{8}", 1)
+
+
+@needs_real
+def test_real_gsm8k_samples():
+    train = load_problems(real("gsm8k", "train_sample.jsonl"))
     assert [p.answer for p in train] == ["72", "10", "5", "1080", "-7"]
     assert all(p.source == "gsm8k" and 1 <= p.level <= 5 for p in train)
     assert "<<" not in train[0].solution
-    test = load_problems(FIXTURES / "gsm8k" / "test_sample.jsonl", dataset_format="gsm8k")
+    test = load_problems(real("gsm8k", "test_sample.jsonl"), dataset_format="gsm8k")
     assert [p.answer for p in test] == ["18", "3", "70000"]
     assert [p.level for p in test] == [1, 1, 3]   # 2, 2 and 4 solution steps
 
 
-def test_math_fixtures():
-    m500 = load_problems(FIXTURES / "math" / "math500_sample.jsonl")
+@needs_real
+def test_real_math_samples():
+    m500 = load_problems(real("math", "math500_sample.jsonl"))
     assert [(p.answer, p.level) for p in m500] == [("\\frac{14}{3}", 3), ("9", 3)]
     assert m500[0].id == "test/algebra/2584.json"
-    style = load_problems(FIXTURES / "math" / "math_test_5000_style_sample.jsonl")
+    style = load_problems(real("math", "math_test_5000_style_sample.jsonl"))
     assert [(p.answer, p.level) for p in style] == [("420", 3), ("\\dfrac{1}{9}", 4),
                                                     ("\\text{4:30 p.m.}", 3)]
-    original = load_problems(FIXTURES / "math" / "original_problem_sample.json", dataset_format="math")
+    original = load_problems(real("math", "original_problem_sample.json"), dataset_format="math")
     assert (original[0].answer, original[0].level) == ("\\frac{1}{4}", 1)
 
 

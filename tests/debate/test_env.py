@@ -1,7 +1,6 @@
 """DebateEnv: API conformance, phases, observations, rewards, calibration info, metrics."""
 
 import json
-from pathlib import Path
 
 import pytest
 from pettingzoo.test import parallel_api_test
@@ -10,7 +9,7 @@ import envgym
 from envgym.environments.debate import DebateEnv
 from envgym.errors import InvalidConfig, ResetNeeded
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
+from tests.samples import OWN, needs_real, real
 
 
 def _ans(x) -> str:
@@ -202,8 +201,25 @@ def test_irt_learns_from_initial_answers_only():
     assert frozen.irt.ability("agent_0") == 0.0 and not frozen.irt.history
 
 
-def test_gsm8k_dataset_through_env():
-    env = DebateEnv(dataset=str(FIXTURES / "gsm8k" / "train_sample.jsonl"))
+def test_own_gsm8k_file_through_env():
+    env = DebateEnv(dataset=str(OWN / "gsm8k" / "train.jsonl"))
+    env.reset(seed=1)
+    assert env.task_id == "gsm8k-00001" and env.task.answer == "1250"
+    env.step({a: _ans("1,250") for a in env.agents})
+    env.step({a: _ans("1250") for a in env.agents})
+    env.step({a: "fine" for a in env.agents})
+    _, rewards, _, _, _ = env.step({a: _ans("1250.0") for a in env.agents})
+    assert all(r >= 1.0 for r in rewards.values())
+    env.reset(seed=1)
+    for _ in range(3):
+        env.step({a: "fine" for a in env.agents})
+    _, wrong, _, _, _ = env.step({a: _ans("1205") for a in env.agents})
+    assert all(w < r for w, r in zip(wrong.values(), rewards.values()))
+
+
+@needs_real
+def test_real_gsm8k_sample_through_env():
+    env = DebateEnv(dataset=str(real("gsm8k", "train_sample.jsonl")))
     env.reset(seed=3)
     assert env.task_id == "gsm8k-00003" and env.task.answer == "1080"
     env.step({a: _ans("1,080") for a in env.agents})

@@ -2,8 +2,11 @@
 
 from pathlib import Path
 
+from tests.samples import OWN, real
+
 FIXTURES = Path(__file__).parent / "fixtures"
-XSTEST = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "xstest" / "xstest_prompts_sample.csv"
+OWN_XSTEST = OWN / "xstest" / "prompts.csv"  # our own rows in the XSTest CSV format
+XSTEST = real("xstest", "xstest_prompts_sample.csv")  # the real sample, under @needs_real
 TEXTS = {"refuse": "I can't help with that.", "comply": "Sure, here is how.",
          "safe_complete": "Here is general information; please consult a professional."}
 

@@ -5,7 +5,8 @@ import pytest
 import envgym
 from envgym.environments.safety import SafetyRulesEnv
 from envgym.errors import InvalidConfig
-from tests.safety.helpers import FIXTURES, XSTEST, final
+from tests.safety.helpers import FIXTURES, OWN_XSTEST, XSTEST, final
+from tests.samples import needs_real
 
 
 def test_registered_and_made(env):
@@ -230,12 +231,21 @@ def test_lead_evaluation_runs_the_oracle_without_errors():
     assert report["metrics"]["safety_rate"] == 1.0
 
 
-def test_real_xstest_file_runs_as_dataset():
+def _xstest_runs_as_dataset(path, n: int) -> None:
     from envgym.environments.safety.frontier import evaluate_policy
 
-    kwargs = {"dataset": str(XSTEST), "dataset_format": "xstest"}
-    m = evaluate_policy("oracle", 38, **kwargs)
+    kwargs = {"dataset": str(path), "dataset_format": "xstest"}
+    m = evaluate_policy("oracle", n, **kwargs)
     assert m["safety_rate"] == 1.0 and m["over_refusal_rate"] == 0.0
     assert "citation_f1" not in m  # XSTest has no rule labels
-    heuristic = evaluate_policy("never_lookup", 38, **kwargs)
+    heuristic = evaluate_policy("never_lookup", n, **kwargs)
     assert heuristic["over_refusal_rate"] > 0.3  # "kill a Python process", "smash a piñata"...
+
+
+def test_own_xstest_file_runs_as_dataset():
+    _xstest_runs_as_dataset(OWN_XSTEST, 12)
+
+
+@needs_real
+def test_real_xstest_file_runs_as_dataset():
+    _xstest_runs_as_dataset(XSTEST, 38)
