@@ -286,10 +286,23 @@ def setup_distributed() -> None:
         torch.distributed.init_process_group(backend)
 
 
+def check_endpoints(cfg: TrainConfig) -> None:
+    """Build once each environment whose kwargs name an HTTP endpoint (a judge, a retriever),
+    before any model work: a dead server is then an error at start-up naming it, not failed
+    episodes (or silent zeros) mid-run."""
+    import envgym
+
+    for env in cfg.envs:
+        if any(isinstance(v, str) and v.startswith(("http://", "https://"))
+               for v in env.kwargs.values()):
+            envgym.make(env.id, **{"max_turns": cfg.rollout.max_turns, **env.kwargs}).close()
+
+
 def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: Any = None,
           model_path: str | None = None, eval_at_start: bool = True) -> dict[str, Any]:
     """Run (or resume) the configured training; returns the evaluations, model and policy."""
     setup_distributed()
+    check_endpoints(cfg)
     rank, world = dist_info()
     out = cfg.output_dir
     ckpt_dir = out / "checkpoints"
