@@ -24,6 +24,16 @@ costs the format penalty, and a malformed phase-0 or fusion action counts as no 
 Perception calibration: the last step's `info[agent]` carries `reward_stats` (this agent's and
 its partners' episode returns over the last `stats_window` episodes, and this episode's group
 of agents) and `calibrated_reward` from `calibration.calibrated_reward`.
+
+Run-level state (`envgym.runstate`). Bound to a run (`bind_run`, what `envgym train` does),
+the IRT model and the return histories are the run's, shared by every episode and step:
+an episode reads them at reset (the mode rule uses the run's abilities) and never writes
+them; `DebateEnv.update_run` learns from the step's finished trajectories (IRT observations
+of the initial answers, returns into the histories), and the trainer checkpoints them.
+Unbound, an instance keeps its own and updates them itself at the end of each episode.
+The last step's `info[agent]["trajectory_meta"]` records what the estimators read: the
+episode's `mode`, `level`, the IRT inputs (`irt_item`, `prior_difficulty`,
+`initial_correct`) and every agent's `reward_history` statistics as of reset.
 """
 
 from __future__ import annotations
@@ -55,7 +65,7 @@ class DebateEnv(MultiAgentTextEnv):
     """N agents debate one maths question per episode (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "name": "envgym_debate_v0"}
-    shared_resources = ("problems",)
+    shared_resources = ("problems", "run")  # forks share the run's state (envgym.runstate)
 
     def __init__(self, n_agents: int = 2, interaction: str = "dynamic", *,
                  dataset: str | None = None, dataset_format: str = "auto", split: str = "train",
@@ -102,6 +112,37 @@ class DebateEnv(MultiAgentTextEnv):
         self.task: Problem | None = None
         self.task_id: str | None = None
         self.mode, self.phase_index, self.turn = "solo", 0, 0
+        self.run: Any = None
+
+    RUN_KEY = "envgym/Debate-v0"
+
+    def bind_run(self, run: Any) -> None:
+        """Use the run's IRT model and return histories (created from this instance's priors
+        and window the first time); see the module docstring."""
+        shared = run.setdefault(self.RUN_KEY, lambda: {"irt": self.irt,
+                                                       "history": self.return_history})
+        self.irt, self.return_history, self.run = shared["irt"], shared["history"], run
+
+    @classmethod
+    def update_run(cls, run: Any, trajectories: list[Any]) -> None:
+        """Learn from finished episodes: every agent's initial answer is an IRT observation,
+        every agent's return joins its history. In trajectory order, so resumes are exact."""
+        shared = run.state.get(cls.RUN_KEY)
+        if shared is None:
+            return
+        irt, history = shared["irt"], shared["history"]
+        seen = False
+        for t in trajectories:
+            meta = t.meta
+            if "irt_item" not in meta or t.agent_id is None:
+                continue
+            irt.observe(t.agent_id, meta["irt_item"], bool(meta["initial_correct"]),
+                        float(meta["prior_difficulty"]), refit=False)
+            window = next(iter(history.values())).maxlen if history else 64
+            history.setdefault(t.agent_id, deque(maxlen=window)).append(float(t.total_reward))
+            seen = True
+        if seen:
+            irt.fit()
 
     # ---- reset ------------------------------------------------------------------------------
 
@@ -121,6 +162,7 @@ class DebateEnv(MultiAgentTextEnv):
         self.said: dict[str, dict[str, str]] = {p: {} for p in self.phases}
         self.returns = dict.fromkeys(self.agents, 0.0)
         self.invalid_count = dict.fromkeys(self.agents, 0)
+        self.history_at_reset = {a: reward_stats(self.return_history[a]) for a in self.agents}
         solo = len(self.agents) == 1
         observations = {a: [system(self.prompts["system_solo" if solo else "system"].format(
             agent=a, n_agents=len(self.agents))),
@@ -252,7 +294,7 @@ class DebateEnv(MultiAgentTextEnv):
         return {k: float(v) for k, v in c.items()}
 
     def _update_irt(self, first: dict[str, bool]) -> None:
-        if not self.irt_update:
+        if not self.irt_update or self.run is not None:  # bound: the run learns (update_run)
             return
         for a in self.agents:
             self.irt.observe(a, self.task_id, first[a], self.prior_difficulty(), refit=False)
@@ -260,8 +302,9 @@ class DebateEnv(MultiAgentTextEnv):
 
     def _add_stats(self, infos: dict[str, dict[str, Any]]) -> None:
         """Reward statistics for perception calibration (see the module docstring)."""
-        for a in self.possible_agents:
-            self.return_history[a].append(self.returns[a])
+        if self.run is None:  # bound: the run's histories grow in update_run
+            for a in self.possible_agents:
+                self.return_history[a].append(self.returns[a])
         group = reward_stats(self.returns.values())
         weight, mode = self.calibration
         for a in self.possible_agents:
@@ -274,6 +317,11 @@ class DebateEnv(MultiAgentTextEnv):
             infos[a]["calibrated_reward"] = calibrated_reward(
                 self.returns[a], {**partners, "reward": partner_now}, weight=weight, mode=mode,
                 competitive=self.mode == "competitive")
+            infos[a]["trajectory_meta"] = {
+                "mode": self.mode, "level": self.task.level, "irt_item": self.task_id,
+                "prior_difficulty": self.prior_difficulty(),
+                "initial_correct": bool(answers_match(self.initial[a], self.task.answer)),
+                "p_success": self.p_success[a], "reward_history": self.history_at_reset}
 
     def _package(self, observations, components, errors, phase: str, done: bool):
         rewards = {a: float(sum(components[a].values())) for a in self.agents}

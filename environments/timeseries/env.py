@@ -14,14 +14,23 @@ component:
   it, which sums to the same and gives turn-level credit something to work with.
 * on the answer step — reasoner: `accuracy` = 3·acc, `reasoner_format` = f_r (1, minus 0.5
   per violation); controller: `consistency` = 3·c, `exploration` = b_exp·max(0, 1-step/300)
-  when 2-4 unique segments were inspected, `controller_format` = f_c. With one reasoner
-  rollout c = acc; a learner can fork the answer-phase state N = 6 times for ARTIST's c.
-  If any controller round was invalid, f_c = -1 and ARTIST's override applies: the
-  controller's terminal part is -2.0 (reported as `controller_format`).
+  when 2-4 unique segments were inspected, `controller_format` = f_c (the mean per-round
+  format score; an invalid round after the first segment scores 0). One episode has one
+  reasoner answer, so here c = acc; `envgym.hierarchy.collect_hierarchical` forks the
+  answer turn (`answer_fork`) into ARTIST's N samples and replaces c by their mean.
+* the first segment gets `first_seg_trials` (5, as ARTIST) tries: a malformed first round is
+  a retry, charged only the format penalty. Only an episode that never produces a valid
+  segment gets ARTIST's override: it ends after the last try with `controller_format` = -2.
 
-`info["role_rewards"]` on the last step splits the episode's reward into controller and
-reasoner totals for the hierarchical estimator. Evidence coverage (share of the evidence
-points inspected) is reported in the outcome, not rewarded.
+Every step's `info["role_components"]` says which role each reward component belongs to
+(`{"controller": {...}, "reasoner": {...}}`; the answer step has both), and the answer step's
+`info["accuracy"]` is the reasoner's 0/1 correctness. The training step for the bonus's decay
+comes from the run (`bind_run`, see `envgym.runstate`), or the `train_step` reset option.
+
+The opening sketch does not answer the question (the task generator compensates its buckets,
+see `tasks.py`), and one zoom covers at most `max_zoom_span` points (a quarter of the series
+by default), so a single whole-series zoom cannot replace looking at the evidence. Evidence
+coverage (share of the evidence points inspected) is reported in the outcome, not rewarded.
 """
 
 from __future__ import annotations
@@ -64,15 +73,19 @@ class TimeSeriesEnv(TextEnv):
     """Zoom into a long series, then answer a multiple-choice question about it."""
 
     tools = TOOLS
-    shared_resources = ("dataset_tasks",)
+    shared_resources = ("dataset_tasks", "run")  # forks share the run's state (envgym.runstate)
 
     def __init__(self, *, series_length: int = 1024, task_types: list[str] | None = None,
                  sketch_points: int = 16, zoom_points: int = 64, max_rounds: int = 5,
                  point_cost: float = 1e-4, exploration_bonus: float = 1.0,
                  tool_format: Literal["json", "tag"] = "json", require_first_zoom: bool = True,
+                 first_seg_trials: int = 5, max_zoom_span: int | None = None,
                  dataset: str | None = None, dataset_format: str = "auto",
                  max_turns: int | None = None, **kwargs: Any):
-        super().__init__(max_turns=max_turns or max_rounds + 3, **kwargs)
+        if first_seg_trials < 1:
+            raise InvalidConfig(f"first_seg_trials must be >= 1, got {first_seg_trials}")
+        kwargs.setdefault("max_invalid_actions", max(3, first_seg_trials))
+        super().__init__(max_turns=max_turns or max_rounds + first_seg_trials + 2, **kwargs)
         types = tuple(task_types or TASK_TYPES)
         if unknown := set(types) - set(TASK_TYPES):
             raise InvalidConfig(f"task_types: unknown {sorted(unknown)}; choose from {TASK_TYPES}")
@@ -84,7 +97,11 @@ class TimeSeriesEnv(TextEnv):
         self.sketch_points, self.zoom_points, self.max_rounds = sketch_points, zoom_points, max_rounds
         self.point_cost, self.exploration_bonus = point_cost, exploration_bonus
         self.tool_format, self.require_first_zoom = tool_format, require_first_zoom
+        self.first_seg_trials, self.max_zoom_span = first_seg_trials, max_zoom_span
+        if max_zoom_span is not None and max_zoom_span < 2:
+            raise InvalidConfig(f"max_zoom_span must be >= 2 points, got {max_zoom_span}")
         self.train_step = 0
+        self.run: Any = None
         self.dataset_tasks: list[Task] = []
         if dataset is not None:
             from envgym.environments.timeseries.loader import load_tasks
@@ -95,15 +112,30 @@ class TimeSeriesEnv(TextEnv):
 
     # ---- episode ----------------------------------------------------------------------------
 
+    def bind_run(self, run: Any) -> None:
+        """The run-level hook (`envgym.runstate`): the exploration bonus decays with
+        `run.step`, read at every reset."""
+        self.run = run
+
+    def answer_fork(self) -> TimeSeriesEnv:
+        """A copy at the current state in which zooming is over: it takes only a reasoner
+        answer. ARTIST's N reasoner samples answer from one controller rollout's evidence."""
+        fork = self.fork()
+        fork.answering = True
+        return fork
+
     def _reset(self, seed: int, options: dict[str, Any]):
-        self.train_step = int(options.get("train_step", self.train_step))
+        step = self.run.step if self.run is not None else self.train_step
+        self.train_step = int(options.get("train_step", step))
         if self.dataset_tasks:
             self.task = self.dataset_tasks[seed % len(self.dataset_tasks)]
         else:
-            self.task = generate_task(seed, self.series_length, self.task_types)
+            self.task = generate_task(seed, self.series_length, self.task_types,
+                                      self.sketch_points)
         self.task_id = self.task.task_id
         self.segments: list[tuple[int, int]] = []
         self.round_formats: list[float] = []
+        self.first_tries = 0
         self.answering = False
         self.role_totals = {"controller": 0.0, "reasoner": 0.0}
         return [system(self._system_prompt()), user(self._opening())], {"role": "controller"}
@@ -158,13 +190,35 @@ class TimeSeriesEnv(TextEnv):
     # ---- transitions ------------------------------------------------------------------------
 
     def _invalid(self, error: str) -> StepResult:
-        hint = self._format_hint()
-        if not self.answering:
-            self.round_formats.append(-1.0)
-        result = self.invalid(error, hint)
-        self.role_totals[self._role()] += result.reward_components["format"]
-        result.info["role"] = self._role()
+        """A malformed turn. Before the first valid segment it is one of the first segment's
+        `first_seg_trials` tries (the last failed try ends the episode with the -2
+        override); after it, the round scores 0 in the controller's format mean."""
+        role = self._role()
+        if not self.answering and not self.segments:
+            self.first_tries += 1
+            if self.first_tries >= self.first_seg_trials:
+                return self._give_up(error)
+        elif not self.answering:
+            self.round_formats.append(0.0)
+        result = self.invalid(error, self._format_hint())
+        self.role_totals[role] += result.reward_components["format"]
+        result.info.update(role=role, role_components={role: dict(result.reward_components)})
         return result
+
+    def _give_up(self, error: str) -> StepResult:
+        """No valid segment in `first_seg_trials` tries: ARTIST's -2 controller override."""
+        assert self.task is not None
+        components = {"controller_format": -2.0}
+        self.role_totals["controller"] += -2.0
+        outcome = {"success": False, "score": 0.0, "answer": None, "gold": self.task.answer,
+                   "task_type": self.task.task_type, "rounds": 0, "points_inspected": 0,
+                   "fraction_inspected": 0.0, "coverage": 0.0, "chance": self.task.chance,
+                   "gave_up": True}
+        msg = (f"Invalid action: {error}\nNo valid segment in {self.first_seg_trials} tries; "
+               "the episode is over.")
+        info = {"role": "controller", "role_components": {"controller": dict(components)},
+                "outcome": outcome, "role_rewards": dict(self.role_totals)}
+        return StepResult([user(msg)], components, terminated=True, info=info, parse_error=error)
 
     def _on_zoom(self, action: str, seg: tuple[int, int]) -> StepResult:
         assert self.task is not None
@@ -174,6 +228,9 @@ class TimeSeriesEnv(TextEnv):
         start, end = seg
         if not 0 <= start < end <= n - 1:
             return self._invalid(f"ts_seg must satisfy 0 <= start < end <= {n - 1}; got [{start}, {end}].")
+        if end - start + 1 > self._span_cap():
+            return self._invalid(f"one zoom covers at most {self._span_cap()} points; "
+                                 f"[{start}, {end}] has {end - start + 1}. Zoom into a part.")
         self.segments.append((start, end))
         self.round_formats.append(_think_format(action))
         components = {"round": -0.1, "points": -self.point_cost * (end - start + 1)}
@@ -182,7 +239,8 @@ class TimeSeriesEnv(TextEnv):
             self.answering = True
             text += f"\nYou have used all {self.max_rounds} zoom rounds. Now answer: <answer>LETTER</answer>."
         self.role_totals["controller"] += sum(components.values())
-        return StepResult([{"role": "tool", "content": text}], components, info={"role": "controller"})
+        return StepResult([{"role": "tool", "content": text}], components,
+                          info={"role": "controller", "role_components": {"controller": dict(components)}})
 
     def _on_answer(self, action: str, answer: str) -> StepResult:
         if self.require_first_zoom and not self.segments:
@@ -192,7 +250,8 @@ class TimeSeriesEnv(TextEnv):
                 return self._invalid("zooming is already over; answer with an option letter.")
             self.answering = True
             msg = "Zooming stopped. Answer the question: <think>…</think><answer>LETTER</answer>."
-            return StepResult([user(msg)], {}, info={"role": "controller"})
+            return StepResult([user(msg)], {}, info={"role": "controller",
+                                                     "role_components": {"controller": {}}})
         letter = self._letter(answer)
         if letter is None:
             assert self.task is not None
@@ -212,14 +271,16 @@ class TimeSeriesEnv(TextEnv):
                    "points_inspected": self._points_inspected(),
                    "fraction_inspected": self._points_inspected() / len(self.task.series),
                    "coverage": self._coverage(), "chance": self.task.chance}
-        info = {"role": "reasoner", "outcome": outcome, "role_rewards": dict(self.role_totals)}
+        info = {"role": "reasoner", "outcome": outcome, "role_rewards": dict(self.role_totals),
+                "role_components": {"controller": dict(controller), "reasoner": dict(reasoner)},
+                "accuracy": acc}
         feedback = "Correct." if acc else f"Incorrect; the answer was {self.task.answer}."
         return StepResult([user(feedback)], {**reasoner, **controller}, terminated=True, info=info)
 
     def _controller_terminal(self, c: float) -> dict[str, float]:
-        f_c = -1.0 if any(f < 0 for f in self.round_formats) else float(np.mean(self.round_formats))
-        if f_c < 0:
+        if not self.segments:  # only without require_first_zoom: never a valid segment
             return {"controller_format": -2.0}
+        f_c = float(np.mean(self.round_formats))
         unique = len(set(self.segments))
         bonus = self.exploration_bonus * max(0.0, 1 - self.train_step / 300) if 2 <= unique <= 4 else 0.0
         return {"consistency": 3.0 * c, "exploration": bonus, "controller_format": f_c}
@@ -236,6 +297,10 @@ class TimeSeriesEnv(TextEnv):
         assert self.task is not None
         evidence = {i for s, e in self.task.evidence for i in range(s, e + 1)}
         return len(evidence & self._inspected()) / max(1, len(evidence))
+
+    def _span_cap(self) -> int:
+        assert self.task is not None
+        return self.max_zoom_span or max(2, len(self.task.series) // 4)
 
     def _role(self) -> str:
         return "reasoner" if self.answering else "controller"
@@ -266,7 +331,8 @@ class TimeSeriesEnv(TextEnv):
         return (
             "You answer questions about a long time series that you cannot see in full. "
             f"Each turn, think briefly in <think>…</think>, then either zoom into one segment "
-            f"(at most {self.max_rounds} rounds; the first turn must be a zoom) or answer.\n"
+            f"(at most {self.max_rounds} rounds of at most {self._span_cap()} points each; the "
+            "first turn must be a zoom) or answer.\n"
             + self._format_hint() + ("\n" + tools if tools else "")
         )
 

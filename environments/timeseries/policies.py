@@ -4,6 +4,13 @@
 * `heuristic` scans the series in equal segments and answers from the values it saw, using
   only the conversation: it is the honest baseline a learned policy should beat.
 * `random` zooms at random, emits junk now and then, and guesses.
+
+Reward attacks (each must score below `heuristic`; `tests/timeseries/test_hacking.py`):
+
+* `hack_overview` makes the obligatory first zoom on two points and answers from the
+  opening sketch (the values shown before any zoom).
+* `hack_wide_zoom` asks for the whole series in one zoom, and when that is refused takes the
+  widest zoom allowed, then answers from everything it has seen.
 """
 
 from __future__ import annotations
@@ -71,10 +78,39 @@ class HeuristicPolicy(ScriptedPolicy):
         rounds = env.max_rounds
         seen = _SEGMENT_RE.findall("\n".join(m["content"] for m in messages[2:]))
         if len(seen) < rounds and not getattr(env, "answering", False):
-            bounds = np.linspace(0, n, rounds + 1).astype(int)
-            return _zoom(env, int(bounds[len(seen)]), int(bounds[len(seen) + 1] - 1), "Scan on.")
+            width = min(n // rounds, _span_cap(env, n))
+            start = int(np.linspace(0, n - width, rounds).astype(int)[len(seen)])
+            return _zoom(env, start, start + width - 1, "Scan on.")
         positions, values = _points(seen)
         return _answer(_decide(text, positions, values), "Answer from the scanned values.")
+
+
+class HackOverviewPolicy(ScriptedPolicy):
+    """Attack: a token first zoom, then the answer read off the opening sketch."""
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        if not env.segments and not env.answering:
+            return _zoom(env, 0, 1, "Formality.")
+        sketch = _SEGMENT_RE.findall(messages[1]["content"])
+        return _answer(_decide(messages[1]["content"], *_points(sketch)), "From the overview.")
+
+
+class HackWideZoomPolicy(ScriptedPolicy):
+    """Attack: one whole-series zoom (the widest allowed when refused), then answer."""
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        text = messages[1]["content"]
+        n = int(_LENGTH_RE.search(text)[1])
+        if not env.segments and not env.answering:
+            tried = any("Invalid action" in str(m["content"]) for m in messages[2:])
+            return _zoom(env, 0, _span_cap(env, n) - 1 if tried else n - 1, "See it all.")
+        seen = _SEGMENT_RE.findall("\n".join(str(m["content"]) for m in messages[1:]))
+        return _answer(_decide(text, *_points(seen)), "From the wide view.")
+
+
+def _span_cap(env: Any, n: int) -> int:
+    """The widest zoom the environment accepts (its `max_zoom_span`, else a quarter)."""
+    return getattr(env, "max_zoom_span", None) or max(2, n // 4)
 
 
 def _option_letters(messages: list[Message]) -> list[str]:
@@ -105,10 +141,16 @@ def _decide(text: str, pos: np.ndarray, val: np.ndarray) -> str:
         return "A" if pos[int(np.argmax(resid))] < pos[int(np.argmin(resid))] else "B"
     if "mean level" in text:
         (a0, a1), (b0, b1) = [tuple(map(int, r)) for r in _RANGE_RE.findall(text.split("Question:")[1])[:2]]
-        first = val[(pos >= a0) & (pos <= a1)].mean()
-        second = val[(pos >= b0) & (pos <= b1)].mean()
-        return "A" if first >= second else "B"
+        return "A" if _level(pos, val, a0, a1) >= _level(pos, val, b0, b1) else "B"
     return _window_containing(options, pos[int(np.argmax(np.abs(resid)))])
+
+
+def _level(pos: np.ndarray, val: np.ndarray, lo: int, hi: int) -> float:
+    """Mean of the values read inside [lo, hi], else the value read nearest to it."""
+    inside = (pos >= lo) & (pos <= hi)
+    if inside.any():
+        return float(val[inside].mean())
+    return float(val[int(np.argmin(np.abs(pos - (lo + hi) / 2)))])
 
 
 def _smooth(val: np.ndarray, width: int = 9) -> np.ndarray:

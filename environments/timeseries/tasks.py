@@ -11,9 +11,13 @@ evidence intervals:
 * `changepoint` — in which window does the volatility change? Mean-pooled sketches hide it.
 * `multi` — which comes first, the upward spike or the downward dip? (2 options)
 
-Events are a few points wide and the sketch is mean-pooled, so they are invisible without
-zooming; the baseline (a slow sinusoid plus a drift) keeps level questions from being read
-off the sketch's ends.
+The opening sketch must not answer any question. Mean-pooling alone does not hide a level
+shift or a tall spike, so after building a task every sketch bucket is *compensated*: the
+event's net contribution to the bucket is subtracted, spread evenly, from the bucket's points
+outside the evidence. Every sketch value then equals the baseline's, which is independent of
+the answer, so a policy reading the overview alone is at chance; the evidence itself is
+untouched, so zooming onto it answers the question. (The environment also caps the span of
+one zoom, so a single whole-series zoom cannot stand in for the evidence either.)
 """
 
 from __future__ import annotations
@@ -46,14 +50,34 @@ class Task:
         return 1.0 / len(self.options)
 
 
-def generate_task(seed: int, length: int = 1024, task_types: tuple[str, ...] = TASK_TYPES) -> Task:
-    """The task for `seed`; the same seed always gives the same task."""
+def generate_task(seed: int, length: int = 1024, task_types: tuple[str, ...] = TASK_TYPES,
+                  sketch_points: int = 16) -> Task:
+    """The task for `seed`; the same seed always gives the same task. `sketch_points` is the
+    environment's overview resolution, whose buckets are compensated (module docstring)."""
     rng = np.random.default_rng(seed)
     kind = task_types[int(rng.integers(len(task_types)))]
     base = _baseline(rng, length)
-    task = _BUILDERS[kind](rng, base)
+    baseline = base.copy()
+    task = _BUILDERS[kind](rng, base, width=length // max(1, sketch_points))
+    series = np.asarray(task.series)
+    _hide_from_sketch(series, baseline, task.evidence, sketch_points)
+    task.series = _round(series)
     task.task_id = f"ts-{kind}-{seed}"
     return task
+
+
+def _hide_from_sketch(series: np.ndarray, baseline: np.ndarray,
+                      evidence: list[tuple[int, int]], buckets: int) -> None:
+    """Subtract, within each sketch bucket, the event's net contribution from the bucket's
+    non-evidence points, so every bucket mean equals the baseline's (in place)."""
+    inside = np.zeros(len(series), dtype=bool)
+    for s, e in evidence:
+        inside[s:e + 1] = True
+    delta = series - baseline
+    for idx in np.array_split(np.arange(len(series)), max(1, min(buckets, len(series)))):
+        free = idx[~inside[idx]]
+        if len(free):
+            series[free] -= delta[idx].sum() / len(free)
 
 
 def _baseline(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -85,14 +109,14 @@ def _window_question(rng, series, inside: int, what: str, evidence, kind) -> Tas
     return Task("", kind, _round(series), f"In which window does {what}?", options, answer, evidence)
 
 
-def _anomaly(rng, series) -> Task:
+def _anomaly(rng, series, width: int = 64) -> Task:
     n = len(series)
     pos = _event_position(rng, n)
     ev = _spike(series, pos, rng.choice([-1, 1]) * rng.uniform(5, 7))
     return _window_question(rng, series, pos + 1, "the single short spike occur", [ev], "anomaly")
 
 
-def _count(rng, series) -> Task:
+def _count(rng, series, width: int = 64) -> Task:
     n, k = len(series), int(rng.integers(1, 5))
     positions = _spread_positions(rng, n, k, gap=60)
     evidence = [_spike(series, p, rng.uniform(5, 7)) for p in positions]
@@ -101,10 +125,12 @@ def _count(rng, series) -> Task:
     return Task("", "count", _round(series), question, options, LETTERS[k - 1], evidence)
 
 
-def _trend(rng, series) -> Task:
-    n = len(series)
-    a, b = sorted(_spread_positions(rng, n - 100, 2, gap=200))
-    first, second = (a, a + 99), (b, b + 99)
+def _trend(rng, series, width: int = 64) -> Task:
+    """Two named intervals, each at most half a sketch bucket wide, so every bucket keeps
+    room outside the evidence for the compensation that hides the level gap."""
+    n, w = len(series), max(8, min(100, width // 2))
+    a, b = sorted(_spread_positions(rng, n - w, 2, gap=200))
+    first, second = (a, a + w - 1), (b, b + w - 1)
     higher = int(rng.integers(2))
     lo, hi = (first, second)[1 - higher], (first, second)[higher]
     # make the chosen interval clearly higher than the other, whatever the baseline does
@@ -116,7 +142,7 @@ def _trend(rng, series) -> Task:
     return Task("", "trend", _round(series), question, options, LETTERS[higher], [first, second])
 
 
-def _changepoint(rng, series) -> Task:
+def _changepoint(rng, series, width: int = 64) -> Task:
     n = len(series)
     c = _event_position(rng, n)
     scale_before, scale_after = (0.2, 2.5) if rng.integers(2) else (2.5, 0.2)
@@ -128,7 +154,7 @@ def _changepoint(rng, series) -> Task:
                             "changepoint")
 
 
-def _multi(rng, series) -> Task:
+def _multi(rng, series, width: int = 64) -> Task:
     n = len(series)
     p, q = _spread_positions(rng, n, 2, gap=300)
     spike_first = bool(rng.integers(2))

@@ -47,7 +47,7 @@ def test_answer_step_carries_artist_controller_and_reasoner_components():
     env = envgym.make(ENV, point_cost=0.0)
     env.reset(seed=0)
     gold = env.task.answer
-    env.step(zoom(0, 300))
+    env.step(zoom(0, 250))
     env.step(zoom(500, 700))
     *_, reward, term, _, info = env.step(f"<think>so</think><answer>{gold}</answer>")
     assert term and info["role"] == "reasoner"
@@ -55,18 +55,76 @@ def test_answer_step_carries_artist_controller_and_reasoner_components():
         "accuracy": 3.0, "reasoner_format": 1.0, "consistency": 3.0, "exploration": 1.0,
         "controller_format": 1.0})
     assert info["role_rewards"] == pytest.approx({"controller": -0.2 + 5.0, "reasoner": 4.0})
-    assert info["outcome"]["success"] and info["outcome"]["points_inspected"] == 301 + 201
+    assert info["role_components"] == {
+        "controller": pytest.approx({"consistency": 3.0, "exploration": 1.0, "controller_format": 1.0}),
+        "reasoner": pytest.approx({"accuracy": 3.0, "reasoner_format": 1.0})}
+    assert info["accuracy"] == 1.0
+    assert info["outcome"]["success"] and info["outcome"]["points_inspected"] == 251 + 201
 
 
-def test_invalid_round_triggers_the_minus_two_controller_override_and_decay():
+def test_first_segment_retries_are_not_an_invalid_episode():
     env = envgym.make(ENV, point_cost=0.0)
     env.reset(seed=0, options={"train_step": 150})
-    env.step(zoom(5, 2))  # start > end: invalid
+    for _ in range(4):  # four bad tries of the first segment: retries (ARTIST allows 5)
+        *_, term, trunc, info = env.step(zoom(5, 2))
+        assert not (term or trunc) and info["reward_components"] == {"format": -0.1}
     env.step(zoom(0, 10, think=False))
     *_, info = env.step("<answer>A</answer>")
     comps = info["reward_components"]
-    assert comps["controller_format"] == -2.0 and "exploration" not in comps
+    assert comps["controller_format"] == 0.0 and "consistency" in comps  # no -2 override
     assert comps["reasoner_format"] == 0.5  # no <think>
+
+
+def test_only_an_episode_without_a_valid_segment_gets_the_minus_two_override():
+    env = envgym.make(ENV, point_cost=0.0)
+    env.reset(seed=0)
+    for k in range(5):
+        *_, term, trunc, info = env.step("junk")
+    assert term and info["reward_components"] == {"controller_format": -2.0}
+    assert info["role"] == "controller" and info["outcome"]["gave_up"]
+    # an invalid round after a valid segment only scores 0 in the controller's format mean
+    env.reset(seed=0)
+    env.step(zoom(0, 10))
+    env.step("junk")
+    *_, info = env.step("<think>x</think><answer>A</answer>")
+    assert info["role_components"]["controller"]["controller_format"] == pytest.approx(0.5)
+
+
+def test_exploration_bonus_decays_with_the_run_step_from_the_trainer_hook():
+    from envgym.runstate import RunState
+
+    def bonus(step):
+        env = envgym.make(ENV, point_cost=0.0)
+        env.bind_run(RunState(step=step))
+        env.reset(seed=1)
+        env.step(zoom(0, 10))
+        env.step(zoom(20, 30))
+        *_, info = env.step("<think>x</think><answer>A</answer>")
+        return info["reward_components"]["exploration"]
+
+    assert bonus(0) == pytest.approx(1.0)
+    assert bonus(240) == pytest.approx(0.2)
+    assert bonus(300) == 0.0 and bonus(1000) == 0.0
+
+
+def test_one_zoom_covers_at_most_a_quarter_of_the_series():
+    env = envgym.make(ENV)
+    env.reset(seed=0)
+    *_, info = env.step(zoom(0, 1023))
+    assert "at most 256 points" in info["parse_error"]
+    obs, *_ = env.step(zoom(0, 255))
+    assert obs[0]["content"].startswith("segment [0, 255]")
+
+
+def test_answer_fork_takes_only_an_answer_from_the_same_evidence():
+    env = envgym.make(ENV, point_cost=0.0)
+    env.reset(seed=0)
+    env.step(zoom(0, 10))
+    fork = env.answer_fork()
+    *_, info = fork.step(zoom(20, 30))
+    assert "zoom rounds are over" in info["parse_error"]
+    *_, term, _, info = fork.step(f"<think>x</think><answer>{env.task.answer}</answer>")
+    assert term and info["accuracy"] == 1.0 and env.segments == [(0, 10)] and not env.answering
 
 
 def test_exploration_bonus_decays_linearly_to_zero_at_step_300():

@@ -1,0 +1,167 @@
+"""ARTIST's rollout structure: C controller rollouts per question, each forked at its answer
+turn into N reasoner samples that answer from the same inspected evidence.
+
+    trajs = collect_hierarchical("envgym/TimeSeries-v0", policy, episodes=4,
+                                 controllers=2, samples=6, run=run)
+
+How. The engine (`collect`) runs C = `controllers` episodes of every question (the group).
+For each episode that reached an answer turn, the environment is replayed to the state just
+before that turn and forked N - 1 times with `env.answer_fork()` (zooming over, only a
+reasoner answer accepted); the N - 1 answers are sampled in one batched `generate` from the
+controller rollout's own prefix tokens, so every sample shares its controller's prefix
+exactly. The episode's own answer is sample 0 (ARTIST: "the loop's own answer plus 5 more").
+
+What every trajectory carries in `meta` (the hierarchical estimator reads it and refuses a
+batch without it): `question` (the group), `controller_id` (one per controller rollout),
+`sample` (0 for the controller rollout itself, 1..N-1 for forks), `fork_turn` (index of the
+answer turn: earlier turns are the shared prefix), `reasoner_samples` (N) and `consistency`.
+
+Rewards by role. The environment reports each step's `info["role_components"]`. Here the
+answer turn's controller part gets ARTIST's consistency term 3·c with c the mean accuracy over
+the N samples of that controller rollout (the same value on every sample); each sample keeps
+its own accuracy and format as its reasoner part. Turn rewards and `reward_components` are
+rewritten to match, so totals and components always agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from envgym.errors import PolicyError
+from envgym.policy import SamplingParams, ScriptedFactory, is_token_policy
+from envgym.rollout import _assistant, _finish, _make_turn, _merged, _resolve, collect
+from envgym.runstate import RunState, env_factory
+from envgym.trajectory import Trajectory
+
+__all__ = ["CONSISTENCY_WEIGHT", "collect_hierarchical", "credit_consistency"]
+
+CONSISTENCY_WEIGHT = 3.0
+"""ARTIST's R_c = 3c + ...: the weight of the consistency term (methods reference §5.2)."""
+
+
+def collect_hierarchical(env_id: str, policy: Any, *, episodes: int, controllers: int = 2,
+                         samples: int = 6, seed: int = 0, env_kwargs: dict[str, Any] | None = None,
+                         sampling: SamplingParams | None = None, run: RunState | None = None,
+                         **engine: Any) -> list[Trajectory]:
+    """`episodes` questions × `controllers` controller rollouts × `samples` reasoner samples
+    (see the module docstring); per controller rollout, the rollout itself then its forks."""
+    if controllers < 1 or samples < 1:
+        raise ValueError(f"controllers and samples must be >= 1, got {controllers}, {samples}")
+    kwargs = dict(env_kwargs or {})
+    source = env_factory(env_id, kwargs, run)
+    policy = _resolve(policy, env_id)
+    sampling = sampling or SamplingParams()
+    heads = collect(source, policy, episodes=episodes, group_size=controllers, seed=seed,
+                    env_kwargs=kwargs, sampling=sampling, **engine)
+    for h in heads:
+        h.meta.update(question=h.group_id, sample=0, fork_turn=len(h.turns) - 1,
+                      controller_id=f"{h.group_id}/c{h.meta.get('member', 0)}")
+    maker = source if callable(source) else _registry_maker(env_id, kwargs)
+    forks = _fork_answers(maker, heads, samples - 1, policy, sampling)
+    out: list[Trajectory] = []
+    for n, h in enumerate(heads):
+        group = [h, *forks.get(n, [])]
+        credit_consistency(group)
+        out += group
+    return out
+
+
+def credit_consistency(group: list[Trajectory]) -> float:
+    """Set c = mean accuracy over the samples of one controller rollout and credit 3·c to the
+    controller part of every sample's answer turn; returns c. A controller rollout that
+    never answered has c = 0 and no answer turn to rewrite."""
+    turns = [_answer_turn(t) for t in group]
+    accs = [float(tt.info["accuracy"]) if tt is not None else 0.0 for tt in turns]
+    c = sum(accs) / len(accs) if accs else 0.0
+    for t in group:
+        t.meta.update(consistency=c, reasoner_samples=len(group))
+        turn = _answer_turn(t)
+        if turn is None:
+            continue
+        roles = turn.info["role_components"]
+        if "consistency" in roles.get("controller", {}):
+            roles["controller"]["consistency"] = CONSISTENCY_WEIGHT * c
+        turn.reward_components = {k: float(v) for part in roles.values() for k, v in part.items()}
+        turn.reward = float(sum(turn.reward_components.values()))
+    return c
+
+
+def _answer_turn(traj: Trajectory) -> Any:
+    """The turn that answered (it reports the reasoner's `accuracy`), if the episode did."""
+    if traj.error is None and traj.turns and "accuracy" in traj.turns[-1].info:
+        return traj.turns[-1]
+    return None
+
+
+def _fork_answers(maker: Callable[[], Any], heads: list[Trajectory], k: int, policy: Any,
+                  sampling: SamplingParams) -> dict[int, list[Trajectory]]:
+    """k reasoner samples per answered head, keyed by the head's index."""
+    jobs = [(n, h, *_replay(maker, h, k)) for n, h in enumerate(heads)
+            if k > 0 and _answer_turn(h) is not None]
+    if not jobs:
+        return {}
+    actions = _sample(policy, jobs, k, sampling)
+    out: dict[int, list[Trajectory]] = {}
+    for (n, head, forks, _messages), acts in zip(jobs, actions):
+        out[n] = [_fork_trajectory(head, fork, text, completion, j + 1, policy)
+                  for j, (fork, (text, completion)) in enumerate(zip(forks, acts))]
+    return out
+
+
+def _replay(maker: Callable[[], Any], head: Trajectory, k: int) -> tuple[list[Any], list]:
+    """Reset with the head's seed, replay all but its answer turn, fork k answer states."""
+    env = maker()
+    try:
+        obs, _ = env.reset(seed=head.seed)
+        messages = list(obs)
+        for past in head.turns[:-1]:
+            obs, *_ = env.step(past.action)
+            messages += [_assistant(past.action, messages), *obs]
+        if list(obs) != head.turns[-1].observation:
+            raise PolicyError(f"collect_hierarchical: replaying {head.group_id} did not "
+                              "reproduce its observations; the environment is not "
+                              "deterministic given seed and actions.")
+        return [env.answer_fork() for _ in range(k)], messages
+    finally:
+        env.close()
+
+
+def _sample(policy: Any, jobs: list[tuple], k: int, sampling: SamplingParams) -> list[list]:
+    """[(text, completion)] * k per job: one batched call for a model, `act` for scripts."""
+    if isinstance(policy, ScriptedFactory):
+        return [[(str(policy(seed=h.seed * 1009 + 97 * j + int(h.meta.get("member", 0)))
+                      .act(f, list(msgs))), None) for j, f in enumerate(forks)]
+                for _n, h, forks, msgs in jobs]
+    prompts = []
+    for _n, h, _forks, msgs in jobs:
+        if is_token_policy(policy):
+            ids = [i for t in h.turns[:-1] for i in t.obs_token_ids + t.action_token_ids]
+            prompts += [ids + h.turns[-1].obs_token_ids] * k
+        else:
+            prompts += [_merged(msgs)] * k
+    done = policy.generate(prompts, sampling.with_seed((sampling.seed or 0) * 7919 + 17))
+    return [[(c.text, c) for c in done[i * k:(i + 1) * k]] for i in range(len(jobs))]
+
+
+def _fork_trajectory(head: Trajectory, fork: Any, text: str, completion: Any, sample: int,
+                     policy: Any) -> Trajectory:
+    """The head's prefix turns (copies) plus this sample's own answer turn."""
+    try:
+        obs, reward, term, trunc, info = fork.step(text)
+    finally:
+        fork.close()
+    last = head.turns[-1]
+    traj = head.model_copy(update={"turns": [t.model_copy(deep=True) for t in head.turns[:-1]],
+                                   "meta": {**head.meta, "sample": sample}})
+    traj.turns.append(_make_turn(last.observation, last.obs_token_ids, text, completion,
+                                 reward, info, policy))
+    _finish(traj, obs, term, trunc, info)
+    if not term:  # a malformed answer: the sample has no accuracy, only its format penalty
+        traj.outcome = {"success": False, "score": 0.0, "unanswered": True}
+    return traj
+
+
+def _registry_maker(env_id: str, kwargs: dict[str, Any]) -> Callable[[], Any]:
+    from envgym.registration import make
+    return lambda: make(env_id, **kwargs)
