@@ -6,6 +6,16 @@ typed evidence state E_t) then Stage II (`<answer>`: a question the simulated pa
 or the terminal `Diagnosis: …; Recommendation: …`). `stage_one=False` drops Stage I and shows
 E_t with every patient reply. The budget L (default 10) counts Stage II turns.
 
+Evidence (`evidence=`). MIND parses O, M and D from the policy's Stage I retrieval state q_t;
+`evidence="query"` does that, grounding every claim in the dialogue (an item enters O only if
+the patient confirmed or denied it; a field leaves M only if q_t fills it and the patient
+answered it) and paying the gain when q_t resolves a field. The default,
+`evidence="disclosures"`, is a DEPARTURE from MIND: the environment builds O/M/D itself from
+the patient's disclosures, so the state does not depend on the policy's summary;
+`info["evidence_source"]` and `outcome["evidence_source"]` say which one ran. Either way a
+denial settles only the symptom asked about, and the posterior weighs reported durations
+against each disorder's duration criterion.
+
 Reward components (MIND §4.4; each weight configurable through `weights=`):
   process       0.01 * mean of the judge's symptom/differential/decision scores (Stage II)
   gain          0.005 per resolved missing check, or (info_gain="entropy") 0.01 per bit of
@@ -31,13 +41,15 @@ from envgym.environments.psych.cases import Case, generate_cases
 from envgym.environments.psych.encoder import Encoder, get_encoder, similarities
 from envgym.environments.psych.intents import IntentMatcher, extract_evidence
 from envgym.environments.psych.judge import RuleJudge
-from envgym.environments.psych.knowledge import FIELDS, symptoms
+from envgym.environments.psych.knowledge import FIELDS, classify, symptoms
+from envgym.environments.psych.knowledge import four_way as knowledge_four_way
 from envgym.environments.psych.protocol import (Diagnosis, is_diagnosis, is_unsafe,
                                                 mentions_safety, parse_diagnosis, parse_stage,
                                                 system_prompt)
 from envgym.environments.psych.simulator import (REFUSAL, LLMSimulator, ReplaySimulator, Reply,
                                                  RuleSimulator)
-from envgym.environments.psych.state import EvidenceState, EvidenceTracker, Posterior, entropy_bits
+from envgym.environments.psych.state import (EvidenceState, EvidenceTracker, Posterior,
+                                             entropy_bits, parse_days, state_from_query)
 from envgym.errors import InvalidConfig
 from envgym.protocols import Judge
 from envgym.resources import file_key, shared
@@ -47,6 +59,12 @@ WEIGHTS = {"process": 0.01, "gain": 0.005, "entropy_gain": 0.01, "format": -0.1,
            "unsafe": -0.1, "off_track": -0.1, "no_diagnosis": -0.1, "correct": 5.0,
            "safety_missed": -0.1}
 REPEAT_THRESHOLD = {"lexicon": 0.85, "minilm": 0.9}
+# Where O, M and D come from. "query" is MIND's Stage I: parsed from the policy's retrieval
+# state q_t, each claim grounded in the dialogue, the gain paid when q_t resolves a field.
+# "disclosures" (the default) is a documented departure: the environment builds O/M/D itself
+# from what the patient disclosed (structured by the rule simulator, extracted from the
+# text for LLM and replay patients), so the state does not depend on the policy's summary.
+EVIDENCE_SOURCES = ("disclosures", "query")
 
 
 class ConsultEnv(TextEnv):
@@ -60,7 +78,7 @@ class ConsultEnv(TextEnv):
                  simulator: str | Callable[[Case, str | None], Any] = "rule",
                  simulator_url: str | None = None, simulator_model: str = "patient",
                  judge: Judge | None = None, encoder: str | Encoder = "auto", budget: int = 10,
-                 stage_one: bool = True, info_gain: str = "count",
+                 stage_one: bool = True, info_gain: str = "count", evidence: str = "disclosures",
                  weights: dict[str, float] | None = None, max_invalid_actions: int = 3,
                  render_mode: str | None = None):
         super().__init__(max_turns=6 * budget, max_invalid_actions=max_invalid_actions,
@@ -71,6 +89,10 @@ class ConsultEnv(TextEnv):
             raise InvalidConfig(f"info_gain={info_gain!r}: use 'count' (MIND) or 'entropy'.")
         if budget < 1:
             raise InvalidConfig(f"budget={budget}: need at least one turn.")
+        if evidence not in EVIDENCE_SOURCES or (evidence == "query" and not stage_one):
+            raise InvalidConfig(f"evidence={evidence!r}: use 'disclosures' or 'query' (MIND's "
+                                "Stage I parsing, which needs stage_one=True).")
+        self.evidence_source = evidence
         unknown = set(weights or {}) - set(WEIGHTS)
         if unknown:
             raise InvalidConfig(f"unknown reward weights {sorted(unknown)}; known: {sorted(WEIGHTS)}.")
@@ -126,9 +148,10 @@ class ConsultEnv(TextEnv):
         self.dialogue = [{"role": "patient", "content": opening.text}]
         self.query = self.last_query_default()
         self.evidence = self._build_state(self.query)
+        self.query_missing = list(self.evidence.M.fields)  # M_{t-1} of the "query" source
         obs = [system(system_prompt(self.budget, self.stage_one, self.label_space)),
                user(self._patient_message(opening.text))]
-        return obs, {"trait": self.trait or "none"}
+        return obs, {"trait": self.trait or "none", "evidence_source": self.evidence_source}
 
     def _make_simulator(self, case: Case) -> Any:
         spec = self.simulator_spec
@@ -164,12 +187,24 @@ class ConsultEnv(TextEnv):
             return self.invalid(str(e), "Stage I: <think>…</think><rag_query>retrieval state"
                                 "</rag_query>", penalty=self.weights["format"])
         self.query = query
-        self.evidence = self._build_state(query)
+        components, info = {}, {"evidence_source": self.evidence_source}
+        if self.evidence_source == "query":
+            before = self.evidence
+            self.evidence, report = state_from_query(query, self.tracker, self.posterior)
+            self.evidence.S, self.evidence.R = self.bank.gate(query)
+            newly = set(self.query_missing) - set(self.evidence.M.fields)
+            self.query_missing = list(self.evidence.M.fields)
+            drop = entropy_bits(before.D.posterior) - entropy_bits(self.evidence.D.posterior)
+            components["gain"] = (self.weights["gain"] * len(newly) if self.info_gain == "count"
+                                  else self.weights["entropy_gain"] * max(drop, 0.0))
+            info.update(resolved=sorted(newly), query=report.model_dump())
+        else:
+            self.evidence = self._build_state(query)
         self.stage = "II"
         left = self.budget - self.consult_turn
+        info["evidence"] = self.evidence.model_dump()
         return StepResult([user(f"Evidence state:\n{self.evidence.render()}\n"
-                                f"Turns left: {left}. Stage II now.")],
-                          info={"evidence": self.evidence.model_dump()})
+                                f"Turns left: {left}. Stage II now.")], components, info=info)
 
     def _ask(self, think: str, question: str) -> StepResult:
         before = self.evidence
@@ -191,14 +226,17 @@ class ConsultEnv(TextEnv):
             self.risk_turn = self.consult_turn
         self.dialogue += [{"role": "doctor", "content": question},
                           {"role": "patient", "content": reply.text}]
-        self.evidence = self._build_state(self.last_query_default())
+        by_query = self.evidence_source == "query"
+        if not by_query:  # under "query" E_t waits for the next Stage I summary
+            self.evidence = self._build_state(self.last_query_default())
         drop = entropy_bits(before.D.posterior) - entropy_bits(self.evidence.D.posterior)
         self.resolved_total += len(newly)
         self.entropy_total += drop
-        components["gain"] = (self.weights["gain"] * len(newly) if self.info_gain == "count"
-                              else self.weights["entropy_gain"] * drop)
+        if not by_query:  # under "query" the gain is paid when q_t resolves the field
+            components["gain"] = (self.weights["gain"] * len(newly) if self.info_gain == "count"
+                                  else self.weights["entropy_gain"] * drop)
         info = {"resolved": sorted(newly), "ig_count": len(newly), "ig_entropy": drop,
-                "evidence": self.evidence.model_dump(),
+                "evidence": self.evidence.model_dump(), "evidence_source": self.evidence_source,
                 "intents": [i.id for i in reply.intents]}
         if self.consult_turn >= self.budget:
             components["no_diagnosis"] = self.weights["no_diagnosis"]
@@ -295,10 +333,13 @@ class ConsultEnv(TextEnv):
                 targets += [it.id, it.field]
         base = {"think": think, "answer": answer, "state": state.render(),
                 "active": state.D.active}
-        items = [{**base, "criterion": "symptom", "evidence_terms": terms},
-                 {**base, "criterion": "differential"},
-                 {**base, "criterion": "decision", "targets": targets, "missing": state.M.fields,
-                  "diagnosis": dx.four_way if dx else None}]
+        heard = sorted({*state.O.confirmed, *state.O.negated, *state.O.unclear})
+        decision = {**base, "criterion": "decision", "targets": targets,
+                    "missing": state.M.fields, "diagnosis": dx.four_way if dx else None}
+        if dx is not None:
+            decision["supported"] = supported_four_way(state.O.confirmed)
+        items = [{**base, "criterion": "symptom", "evidence_terms": terms, "heard_items": heard},
+                 {**base, "criterion": "differential"}, decision]
         scores = self.judge.judge("mind_process", items)
         return self.weights["process"] * sum(scores) / len(scores)
 
@@ -340,7 +381,7 @@ class ConsultEnv(TextEnv):
             "entropy_reduction": round(self.entropy_total, 4), "repeated_questions": self.repeats,
             "off_track": self.off_track, "risk_disclosed": self.risk_turn is not None,
             "safety_missed": self.risk_turn is not None and not self.risk_addressed,
-            "trait": self.trait or "none",
+            "trait": self.trait or "none", "evidence_source": self.evidence_source,
         }
 
     def _outcome_on_truncation(self) -> dict[str, Any]:
@@ -361,6 +402,13 @@ class ConsultEnv(TextEnv):
 
     def _close(self) -> None:
         self._close_simulator()
+
+
+def supported_four_way(confirmed: dict[str, str]) -> str:
+    """The four-way label the confirmed items (with their reported durations) meet the
+    criteria for; an item without a duration counts as meeting none of the duration minima."""
+    present = {i: parse_days(v) or 0 for i, v in confirmed.items()}
+    return knowledge_four_way(classify(present))
 
 
 def _load(dataset: str | None, dataset_format: str, n_cases: int, seed: int) -> Sequence[Case]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from envgym.environments.psych.knowledge import FOUR_WAY, disorders
+from envgym.environments.psych.knowledge import FOUR_WAY, disorders, symptoms
 from envgym.errors import PolicyError
 
 RUBRIC = "mind_process"
@@ -24,8 +24,9 @@ _GUIDE = {
     "differential": "Does the reasoning weigh the differential in [D]? 2 = compares two or more "
                     "diagnostic categories including an active one, 1 = names one, 0 = none.",
     "decision": "Is the decision sound? A question: 2 = targets a missing check in [M], "
-                "1 = clinically related, 0 = unrelated. A diagnosis: 2 = the leading active "
-                "hypothesis, 1 = another active one, 0 = an eliminated one.",
+                "1 = clinically related, 0 = unrelated. A diagnosis: 2 = what the confirmed "
+                "evidence in [O] meets the criteria for, 1 = another active hypothesis, "
+                "0 = an eliminated one.",
 }
 
 
@@ -42,6 +43,20 @@ def categories_named(text: str) -> set[str]:
     return named
 
 
+MAX_UNHEARD = 2  # symptoms to check next may be named; a catalogue dump may not
+
+
+def _unheard(think: str, heard: Sequence[str] | None) -> bool:
+    """Whether `think` names more than MAX_UNHEARD catalogued symptoms that nobody reported
+    (None: no check)."""
+    if heard is None:
+        return False
+    cat, heard = symptoms(), set(heard)
+    named = [k for k in cat if k not in heard
+             and any(_mentions(think, t) for t in (k, k.replace("_", " "), cat[k]["label"]))]
+    return len(named) > MAX_UNHEARD
+
+
 class RuleJudge:
     """Deterministic judge over the structured item the environment prepares."""
 
@@ -52,19 +67,25 @@ class RuleJudge:
         kind, think = item["criterion"], item.get("think", "")
         if kind == "symptom":
             terms = item.get("evidence_terms", [])
+            if _unheard(think, item.get("heard_items")):
+                return 0  # naming symptoms nobody reported is stuffing, not analysis
             if not terms:
                 return int(bool(think.strip()))
             hits = sum(any(_mentions(think, t) for t in alts) for alts in terms)
             return 2 if hits >= min(2, len(terms)) else int(hits >= 1)
         if kind == "differential":
             named = categories_named(think)
-            if len(named) >= 2 and named & set(item.get("active", [])):
-                return 2
+            active = set(item.get("active", []))
+            if len(named) >= 2 and named & active:
+                # listing every category when few are active is a list, not a differential
+                return 2 if len(named) <= max(len(active), 1) + 1 else 1
             return int(bool(named))
         if kind == "decision":
             active = item.get("active", [])
             if item.get("diagnosis") is not None:
                 dx = item["diagnosis"]
+                if "supported" in item:  # agreement with the evidence, not with a leader
+                    return 2 if dx == item["supported"] else int(dx in active)
                 return 2 if active[:1] == [dx] else int(dx in active)
             targets = set(item.get("targets", []))
             if targets & set(item.get("missing", [])):

@@ -11,6 +11,7 @@ process judge and the fallback alike; `canonical()` is what `state_key` digests.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable
 
@@ -119,12 +120,18 @@ class Posterior:
             self._cache[key] = _likelihood(item, hypothesis)
         return self._cache[key]
 
-    def four_way(self, confirmed: Iterable[str], negated: Iterable[str]) -> dict[str, float]:
+    def four_way(self, confirmed: Iterable[str] | dict[str, str],
+                 negated: Iterable[str]) -> dict[str, float]:
+        """`confirmed` may map items to their reported durations ("6 days", "3 weeks"); a
+        hypothesis whose disorders need longer (the criteria's `min_days`) is discounted."""
+        days = {i: parse_days(v) for i, v in confirmed.items()} if isinstance(confirmed, dict) \
+            else {}
         confirmed, negated = list(confirmed), list(negated)
         logs = []
         for h, lp in zip(self.hypotheses, self.log_prior):
             ll = sum(math.log(self.p_present(i, h)) for i in confirmed)
             ll += sum(math.log(1 - self.p_present(i, h)) for i in negated)
+            ll += duration_log_likelihood(h, days)
             logs.append(lp + ll)
         top = max(logs)
         weights = [math.exp(v - top) for v in logs]
@@ -160,6 +167,34 @@ def _likelihood(item: str, h: frozenset[str]) -> float:
     return min(max(p, 1e-3), 1 - 1e-3)
 
 
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(day|week|month|year)s?")
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+# P(longest reported core-symptom duration meets the disorder's minimum | the disorder).
+P_DURATION_MET = 0.95
+
+
+def parse_days(value: str) -> int | None:
+    """Days in a reported duration ("about 6 days", "3 weeks", "2 months"), else None."""
+    m = _DURATION.search(str(value or "").lower())
+    return round(float(m.group(1)) * _UNIT_DAYS[m.group(2)]) if m else None
+
+
+def duration_log_likelihood(h: frozenset[str], days: dict[str, int | None]) -> float:
+    """log P(durations | h): for each disorder in h with a duration criterion and a reported
+    duration of one of its core symptoms, P_DURATION_MET if the longest meets `min_days`, else
+    1 - P_DURATION_MET. A 6-day low mood is not a depressive episode: without this the
+    posterior could not tell it from a 175-day one."""
+    bank, ll = disorders(), 0.0
+    for d in h:
+        dis = bank.get(d)
+        if dis is None or dis.min_days <= 0:
+            continue
+        known = [days[s] for s in dis.core if days.get(s) is not None]
+        if known:
+            ll += math.log(P_DURATION_MET if max(known) >= dis.min_days else 1 - P_DURATION_MET)
+    return ll
+
+
 def entropy_bits(dist: dict[str, float]) -> float:
     return -sum(p * math.log2(p) for p in dist.values() if p > 0)
 
@@ -190,12 +225,20 @@ class EvidenceTracker:
             o.confirmed.pop(d.item, None)
             _drop(o.unclear, d.item)
             o.negated[d.item] = ""
-            self.resolved.add(d.field)
+            if self._all_denied(d.field):
+                self.resolved.add(d.field)
         elif d.value and d.value != "unclear":
             o.confirmed[d.item] = d.value
             self.resolved.add(d.field)
         elif d.item not in o.confirmed and d.item not in o.negated and d.item not in o.unclear:
             o.unclear.append(d.item)
+
+    def _all_denied(self, field: str) -> bool:
+        """A denial answers the symptom asked about, not its field: "no" to worry leaves
+        symptoms_and_duration open; a field is settled by denials only when every item in it
+        is denied (safety_risk has one item; symptoms_and_duration has 21)."""
+        items = [s for s, d in symptoms().items() if d["field"] == field] or [field]
+        return all(i in self.O.negated for i in items)
 
     def missing(self) -> list[str]:
         return [f for f in FIELDS if f not in self.resolved]
@@ -207,6 +250,65 @@ class EvidenceTracker:
             O=self.O.model_copy(deep=True), M=MissingChecks(fields=self.missing()),
             D=DifferentialHypotheses(active=active, posterior={k: round(v, 3) for k, v in dist.items()},
                                      eliminated=[d for d in FOUR_WAY if d not in active]))
+
+
+SENTINELS = ("not mentioned", "unclear", "未提及", "不清楚", "n/a", "unknown", "to be assessed",
+             "none reported", "")
+
+
+def parse_retrieval_state(query: str) -> dict[str, str | None]:
+    """MIND's Stage I q_t as `field: value` parts (`;` or line separated) over the nine
+    retrieval-state fields; a sentinel value ("not mentioned", "unclear", ...) maps to None.
+    Fields the query does not name are absent."""
+    out: dict[str, str | None] = {}
+    for part in re.split(r"[;\n]+", query):
+        name, sep, value = part.partition(":")
+        key = re.sub(r"[\s/-]+", "_", name.strip().lower())
+        if not sep or key not in FIELDS:
+            continue
+        value = value.strip()
+        out[key] = None if value.lower().strip(" .") in SENTINELS else value
+    return out
+
+
+class QueryEvidence(BaseModel):
+    """What parsing q_t claimed, and which claims the dialogue did not support."""
+
+    claimed_fields: list[str] = Field(default_factory=list)
+    unsupported_items: list[str] = Field(default_factory=list)
+    unsupported_fields: list[str] = Field(default_factory=list)
+
+
+def state_from_query(query: str, tracker: EvidenceTracker,
+                     posterior: Posterior) -> tuple[EvidenceState, QueryEvidence]:
+    """E_t's O, M and D parsed from the policy's retrieval state q_t (MIND Stage I), each
+    claim grounded in what the patient actually said (`tracker`): an item enters O only if
+    the dialogue confirmed (or denied) it, and a field leaves M only if the query fills it
+    *and* the dialogue resolved it. Asserting evidence earns no information gain."""
+    from envgym.environments.psych.intents import extract_evidence
+
+    claims = parse_retrieval_state(query)
+    heard = tracker.O
+    o, report = ObservedEvidence(), QueryEvidence(claimed_fields=sorted(
+        f for f, v in claims.items() if v is not None))
+    for text in (v for v in claims.values() if v is not None):
+        for d in extract_evidence(text, []):
+            if d.present is not False and d.item in heard.confirmed:
+                o.confirmed[d.item] = heard.confirmed[d.item]
+            elif d.present is False and d.item in heard.negated:
+                o.negated[d.item] = ""
+            elif d.item in symptoms():
+                report.unsupported_items.append(d.item)
+    resolved = {f for f in report.claimed_fields if f in tracker.resolved}
+    report.unsupported_fields = sorted(set(report.claimed_fields) - resolved)
+    report.unsupported_items = sorted(set(report.unsupported_items))
+    dist = posterior.four_way(o.confirmed, o.negated)
+    active = sorted((d for d in FOUR_WAY if dist[d] >= ACTIVE_THRESHOLD), key=lambda d: -dist[d])
+    state = EvidenceState(
+        O=o, M=MissingChecks(fields=[f for f in FIELDS if f not in resolved]),
+        D=DifferentialHypotheses(active=active, posterior={k: round(v, 3) for k, v in dist.items()},
+                                 eliminated=[d for d in FOUR_WAY if d not in active]))
+    return state, report
 
 
 def _drop(items: list[str], item: str) -> None:

@@ -118,4 +118,6 @@ def test_entropy_information_gain(env_factory):
     assert env.evidence.O.negated == {"excessive_worry": ""}
     assert info["ig_entropy"] == pytest.approx(before - after, abs=2e-3)  # posterior rounded to 1e-3
     assert info["reward_components"]["gain"] == pytest.approx(0.01 * info["ig_entropy"])
-    assert info["ig_count"] == 1 and info["resolved"] == ["symptoms_and_duration"]  # a definite "no"
+    # a "no" to one symptom answers that symptom, not the whole field
+    assert info["ig_count"] == 0 and info["resolved"] == []
+    assert "symptoms_and_duration" in env.evidence.M.fields
