@@ -64,11 +64,12 @@ def collect_agents(policy: Any, env: Any, kwargs: dict[str, Any], first_seed: in
     from envgym.rollout import collect_multi
 
     fixed = dict(env.agents)
+    max_turns = kwargs.pop("max_turns", None)  # the engine's limit: a ParallelEnv has phases
     if fixed:
         kwargs = {**kwargs, "trainable": {a: False for a in fixed}}
-    trajs = collect_multi(env_factory(env.id, kwargs, run), {"*": policy, **fixed},
+    trajs = collect_multi(env_factory(env.id, kwargs, run or RunState()), {"*": policy, **fixed},
                           episodes=n_tasks, group_size=group_size, seed=first_seed,
-                          env_kwargs=kwargs, sampling=sampling, **engine)
+                          max_turns=max_turns, sampling=sampling, **engine)
     for t in trajs:
         t.meta.update(task_group=t.group_id, episode_id=t.meta.get("member", 0),
                       trainable=t.agent_id not in fixed)
