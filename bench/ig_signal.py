@@ -2,7 +2,8 @@
 
 On `envgym/Search-v0`, G rollouts per question come from the scripted `random` baseline
 (varied queries, mostly wrong answers); IG-Search's information gain is scored with the offline
-tiny model as the `Scorer` (as the trainer does with the policy) and attached to the query spans.
+tiny model as the `Scorer` on the trajectories' token ids (as the trainer does with the policy)
+and attached to the query spans.
 Among groups in which no rollout succeeded, we count those in which some trained token has a
 non-zero advantage under `["grpo"]` and under `["grpo", "ig"]`. GRPO's signal there comes only
 from format-score differences; IG gives the query tokens signal regardless of the outcome.
@@ -41,9 +42,12 @@ if __name__ == "__main__":
         policy = HFPolicy(str(build_tiny_model(Path(tmp) / "m")))
         trajs = collect("envgym/Search-v0", "scripted:random", episodes=TASKS, group_size=G, seed=0)
         trajs = tokenize_trajectories(trajs, policy.chat)
-        filled = attach_ig(trajs, policy)
+        diagnostics = attach_ig(trajs, policy)  # on the token ids, as the trainer does
+        filled = int(diagnostics["ig/filled_spans"])
         grpo, n = signal_share(trajs, ["grpo"], policy.tokenizer)
         ig, _ = signal_share(trajs, ["grpo", "ig"], policy.tokenizer)
         print(json.dumps({"bench": "ig_signal", "env": "envgym/Search-v0", "groups": TASKS,
                           "group_size": G, "all_wrong_groups": n, "ig_spans_scored": filled,
-                          "share_with_signal_grpo": grpo, "share_with_signal_ig": ig}))
+                          "share_with_signal_grpo": grpo, "share_with_signal_ig": ig,
+                          "ig_step_mean": diagnostics.get("ig/step_mean"),
+                          "ig_positive_ratio": diagnostics.get("ig/positive_ratio")}))

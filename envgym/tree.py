@@ -9,8 +9,9 @@
             A_j = (r_j - mean r) / (std r + eps)                     (Eq. 5, unbiased std)
             continue from one candidate: sel ~ softmax(A / eta)      (eta <= 0: argmax)
             stop if it answered (or the episode ended); else splice its observation in
-        still running after B steps: force "\\n<answer>" and draw k answer candidates the
-        same way (scored by Eq. 4 with no budget bonus)
+        still running after B steps: force the env's `forced_answer` opener (Search-v0:
+        "\\n<answer>") and draw k answer candidates the same way (Eq. 4, no budget bonus);
+        an environment without one simply stops after B steps
 
 Every candidate becomes a `Trajectory`: the chosen path so far (shared prefix turns) plus
 its own turn, with `meta = {"tree", "step", "sibling", "chosen", "branch_id", ...}`; the
@@ -40,10 +41,7 @@ from envgym.spaces import Message
 from envgym.stops import cut_at_stop, with_stops
 from envgym.trajectory import Trajectory, Turn
 
-__all__ = ["FORCED_ANSWER", "select", "slate_trees", "step_advantages", "tree_metrics"]
-
-FORCED_ANSWER = "\n<answer>"
-
+__all__ = ["select", "slate_trees", "step_advantages", "tree_metrics"]
 
 def step_advantages(rewards: Sequence[float], eps: float = 1e-6) -> np.ndarray:
     """Eq. 5: (r_j - mean r) / (std r + eps) over the k siblings, std unbiased (torch.std)."""
@@ -88,14 +86,16 @@ def slate_trees(env_id: str, policy: Any, *, first_seed: int, n_tasks: int, tree
     """SLATE trees for `n_tasks` consecutive task seeds, `trees` per task (the module
     docstring gives the algorithm). The environment gets `max_turns = budget + 1` (the forced
     answer) and `slate_budget = budget` when it takes one. Bad settings raise
-    `InvalidConfig`; a dead judge fails at `make()`, before anything is sampled."""
+    `InvalidConfig`; a dead judge fails at `make()`, before anything is sampled.
+
+    `k = 1` is plain sampling with the same forced answer (one candidate, always continued):
+    `trees = G, k = 1` are G full-trajectory rollouts, GRPO's comparison point."""
     import envgym
 
-    if k < 2:
-        raise InvalidConfig(f"SLATE needs k >= 2 siblings per step (got {k}): with one "
-                            "candidate every step advantage is 0.")
-    if budget < 1:
-        raise InvalidConfig(f"SLATE's budget B must be at least 1 (got {budget}).")
+    if k < 1 or budget < 0:
+        raise InvalidConfig(f"slate_trees needs k >= 1 and budget >= 0 (got k={k}, "
+                            f"budget={budget}); training needs k >= 2, or every step "
+                            "advantage is 0.")
     if not is_token_policy(policy):
         raise InvalidConfig("SLATE trees continue from recorded token ids: use a token policy "
                             "(hf:, vllm:, openai: in token mode).")
@@ -118,14 +118,17 @@ def slate_trees(env_id: str, policy: Any, *, first_seed: int, n_tasks: int, tree
             live = [p for p in paths if not p.done]
             if not live:
                 break
+            forced = getattr(live[0].env, "forced_answer", None)
+            if t == budget and not forced:  # B steps done, and no way to force an answer
+                break
             if t == budget:  # B steps done: the answer is forced
                 for p in live:
-                    _force_answer(p, policy)
+                    _force_answer(p, policy, forced)
             step_sampling = with_stops(sampling, getattr(live[0].env, "stop_sequences", ())) \
                 .with_seed((sampling.seed or seed) * 100_003 + calls)
             calls += 1
             out += _expand(live, policy, step_sampling, k, t, eta, rng, pool, env_id,
-                           forced=t == budget)
+                           forced=forced if t == budget else "")
     for p in paths:
         if p.error is not None:
             out.append(_failed(p, env_id, policy))
@@ -151,17 +154,18 @@ def _start(path: _Path, policy: Any) -> None:
     path.messages, path.ids = list(obs), list(path.obs_ids)
 
 
-def _force_answer(path: _Path, policy: Any) -> None:
-    """Splice "\\n<answer>" into the pending observation: not sampled, so loss mask 0."""
-    forced = policy.chat.encode(FORCED_ANSWER)
-    path.obs = [*path.obs, {"role": "continuation", "content": FORCED_ANSWER}]
+def _force_answer(path: _Path, policy: Any, text: str) -> None:
+    """Splice the env's answer opener ("\\n<answer>") into the pending observation: not
+    sampled, so loss mask 0."""
+    forced = policy.chat.encode(text)
+    path.obs = [*path.obs, {"role": "continuation", "content": text}]
     path.obs_ids = path.obs_ids + forced
     path.ids = path.ids + forced
-    path.messages = [*path.messages, {"role": "continuation", "content": FORCED_ANSWER}]
+    path.messages = [*path.messages, {"role": "continuation", "content": text}]
 
 
 def _expand(live: list[_Path], policy: Any, sampling: SamplingParams, k: int, t: int, eta: float,
-            rng: np.random.Generator, pool: ThreadPoolExecutor, env_id: str, forced: bool
+            rng: np.random.Generator, pool: ThreadPoolExecutor, env_id: str, forced: str
             ) -> list[Trajectory]:
     """One step of every live tree: k candidates each, judged, one continued."""
     try:
@@ -175,9 +179,8 @@ def _expand(live: list[_Path], policy: Any, sampling: SamplingParams, k: int, t:
     for n, path in enumerate(live):
         mine = completions[n * k:(n + 1) * k]
         forks = [path.env.fork() for _ in range(k)]
-        prefix = FORCED_ANSWER if forced else ""
         try:
-            results = list(pool.map(lambda fc: fc[0].step(prefix + fc[1].text), zip(forks, mine)))
+            results = list(pool.map(lambda fc: fc[0].step(forced + fc[1].text), zip(forks, mine)))
         except Exception as e:  # noqa: BLE001 - an environment or judge failure fails the tree
             path.done, path.error = True, f"{type(e).__name__}: {e}"
             for f in forks:
@@ -189,7 +192,7 @@ def _expand(live: list[_Path], policy: Any, sampling: SamplingParams, k: int, t:
 
 def _siblings(path: _Path, forks: list[Any], completions: list[Completion], results: list[tuple],
               policy: Any, t: int, eta: float, rng: np.random.Generator, env_id: str,
-              forced: bool) -> list[Trajectory]:
+              forced: str) -> list[Trajectory]:
     from envgym.rollout import _finish, _make_turn
 
     rewards = [float(r[1]) for r in results]
@@ -200,13 +203,13 @@ def _siblings(path: _Path, forks: list[Any], completions: list[Completion], resu
     for j, (c, (obs, reward, term, trunc, info)) in enumerate(zip(completions, results)):
         turn = _make_turn(path.obs, path.obs_ids, c.text, c, reward, info, policy)
         if forced:
-            turn.info["forced_prefix"] = FORCED_ANSWER
+            turn.info["forced_prefix"] = forced
         kid = Trajectory(env_id=env_id, seed=path.seed, task_id=path.task_id,
                          group_id=f"{env_id}/{path.seed}", policy=getattr(policy, "name", None),
                          turns=[x.model_copy(deep=True) for x in path.turns] + [turn],
                          meta={"tree": path.tree, "member": path.member, "step": t,
                                "sibling": j, "chosen": j == sel, "branch_id": branch_id,
-                               "forced_answer": forced, "step_advantage": float(adv[j]),
+                               "forced_answer": bool(forced), "step_advantage": float(adv[j]),
                                "final": j == sel and bool(term or trunc)})
         if term or trunc:
             _finish(kid, obs, term, trunc, info)

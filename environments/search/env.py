@@ -87,6 +87,7 @@ class SearchEnv(TextEnv):
 
     shared_resources = ("retriever", "tasks", "judge", "formatter")
     stop_sequences = ("</search>", "</answer>")  # Search-R1 cuts each action there
+    forced_answer = "\n<answer>"  # what SLATE's tree rollouts splice in after B steps
 
     def __init__(self, *, dataset: str | None = None, dataset_format: str | None = None,
                  corpus: str | None = None, retriever: str | Retriever = "bm25", topk: int = 3,

@@ -110,8 +110,9 @@ def test_one_step_with_each_base_estimator(tmp_path, small_model, chain, extra):
         assert step["filter/dropped_groups"] + step["filter/kept_groups"] == 2
     else:
         assert step["credit/trajectories"] > 0
-    if chain == ["slate"]:  # 2 tasks x 2 rollouts, each branched into 2 siblings
-        assert step["turns"] > 0 and step["credit/trajectories"] == 8
+    if chain == ["slate"]:  # SLATE trees: 2 tasks x 2 trees, 2 siblings at every step
+        assert step["slate/trees"] == 4 and step["slate/siblings"] % 2 == 0
+        assert step["turns"] > 0 and step["credit/trajectories"] == step["slate/siblings"] >= 8
 
 
 def test_sft_command_trains_on_noisy_scripted_demos(tmp_path, small_model):
