@@ -81,6 +81,23 @@ def check(
 
 
 @app.command()
+def init(
+    name: Annotated[str, typer.Argument(help="package name, a lower-case identifier (e.g. maze_env)")],
+    directory: Annotated[Optional[Path], typer.Option("--dir", help="where to write (default ./NAME)")] = None,
+    multi_agent: Annotated[bool, typer.Option("--multi-agent", help="a PettingZoo-style multi-agent env")] = False,
+    force: Annotated[bool, typer.Option("--force", help="write into a non-empty directory")] = False,
+) -> None:
+    """Write a plugin package for a new environment: env, scripted baselines, tests, entry point."""
+    from envgym.scaffold import env_id_for, init as write
+
+    root = directory or Path(name)
+    for path in write(name, root, multi_agent=multi_agent, force=force):
+        err.print(f"  wrote {path}")
+    print(f"{env_id_for(name)} in {root}: pip install -e {root} && envgym check {env_id_for(name)} "
+          f"&& (cd {root} && python -m pytest -q)")
+
+
+@app.command()
 def eval(  # noqa: A001  (the command is called eval)
     env: Annotated[str, typer.Option("--env", help="environment id")],
     policy: Annotated[list[str], typer.Option("--policy", help="SPEC, or AGENT=SPEC per agent")],

@@ -93,31 +93,42 @@ def _reason(error: str) -> str:
 
 def evaluate(env_id: str, policy: str, *, episodes: int, k: int = 1, samples: int | None = None,
              seed: int = 0, env_kwargs: dict[str, Any] | None = None, out: str | None = None,
-             progress: bool = False) -> dict[str, Any]:
+             progress: bool = False, workers: int = 0) -> dict[str, Any]:
     """Run and aggregate; `samples` attempts per task (default k)."""
     trajectories = run_episodes(env_id, policy, episodes=episodes, group_size=samples or k,
-                                seed=seed, env_kwargs=env_kwargs, out=out, progress=progress)
+                                seed=seed, env_kwargs=env_kwargs, out=out, progress=progress,
+                                workers=workers)
     return aggregate(env_id, policy, trajectories, k)
 
 
 def run_episodes(env_id: str, policy: Any, *, episodes: int, group_size: int = 1, seed: int = 0,
                  env_kwargs: dict[str, Any] | None = None, out: str | None = None,
-                 progress: bool = False) -> list[Trajectory]:
+                 progress: bool = False, workers: int = 0) -> list[Trajectory]:
     """Episodes of `policy` on `env_id` through the rollout engine; trajectories stream to `out`.
 
     `policy` is a spec string (`hf:`, `openai:`, `vllm:`, `scripted:`), a loaded policy, or
     for a multi-agent environment a dict `{agent: spec}` (`"*"` for every other agent).
+    `workers >= 1` runs the environments in that many Ray actors (`envgym[ray]`).
     """
     from envgym.rollout import collect, collect_multi
 
     options = dict(episodes=episodes, group_size=group_size, seed=seed, env_kwargs=env_kwargs,
                    writer=out, progress=progress)
-    if spec(env_id).multi_agent:
-        policies = policy if isinstance(policy, dict) else {"*": policy}
-        return collect_multi(env_id, policies, **options)
-    if isinstance(policy, dict):
+    multi = spec(env_id).multi_agent
+    if not multi and isinstance(policy, dict):
         raise ValueError(f"{env_id} is single-agent: pass one --policy SPEC")
-    return collect(env_id, policy, **options)
+    if multi and not isinstance(policy, dict):
+        policy = {"*": policy}
+    target: Any = env_id
+    if workers:
+        from envgym.integrations.ray import pooled
+
+        target, policy = pooled(env_id, policy, workers, env_kwargs)
+    try:
+        return (collect_multi if multi else collect)(target, policy, **options)
+    finally:
+        if workers:
+            target.shutdown()
 
 
 def _summarizer(env_id: str):
