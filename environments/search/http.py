@@ -4,8 +4,9 @@
 `"query"`, SkyRL style) and answers `{"result": [[{"document": {"id", "contents"}, "score"}]]}`,
 one list per query in request order, for any batch size and either `return_scores` (the
 Search-R1 server's unpack bug, infra §B.4.1, is the reason for the fixed response shape).
-Concurrent requests are merged into one batched `search` call, because per-trajectory
-clients send one query at a time and batched retrieval is far faster (§B.5).
+Concurrent requests are merged into one batched `search` call (requests that arrive while
+a search runs go together in the next one), because per-trajectory clients send one query
+at a time and batched retrieval is far faster (§B.5).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 import hashlib
 import threading
 import time
+from collections import deque
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
@@ -41,13 +43,20 @@ class RetrieveRequest(BaseModel):
 
 
 class _Batcher:
-    """Collects requests for up to `window_s` (or `max_batch` queries) into one search call."""
+    """Merges concurrent requests into one `search` call (micro-batching).
 
-    def __init__(self, retriever: Retriever, max_batch: int = 64, window_s: float = 0.005):
+    One search runs at a time; requests that arrive meanwhile queue up and go together in
+    the next call, up to `max_batch` queries. So a lone client pays no wait, and under load
+    batches grow by themselves. `window_s` > 0 additionally waits that long for company
+    after the first request of a batch (useful only when a batch is much cheaper per query
+    than single searches and clients are few)."""
+
+    def __init__(self, retriever: Retriever, max_batch: int = 64, window_s: float = 0.0):
         self.retriever, self.max_batch, self.window_s = retriever, max_batch, window_s
         self.queue: asyncio.Queue = asyncio.Queue()
         self.lock = threading.Lock()  # faiss/bm25 objects are not assumed thread-safe
-        self.batches: list[int] = []  # sizes of the search calls made, for tests and /health
+        self.calls = self.served = 0  # search calls made and queries answered, for /health
+        self.batches: deque[int] = deque(maxlen=1024)  # sizes of the latest search calls
 
     async def submit(self, queries: list[str], topk: int) -> list[list[Hit]]:
         future = asyncio.get_running_loop().create_future()
@@ -60,9 +69,15 @@ class _Batcher:
             items = [await self.queue.get()]
             deadline = loop.time() + self.window_s
             while sum(len(q) for q, _, _ in items) < self.max_batch:
+                if not self.queue.empty():  # arrived while the last search ran
+                    items.append(self.queue.get_nowait())
+                    continue
+                left = deadline - loop.time()
+                if left <= 0:
+                    break
                 try:
-                    items.append(await asyncio.wait_for(self.queue.get(), deadline - loop.time()))
-                except (asyncio.TimeoutError, ValueError):
+                    items.append(await asyncio.wait_for(self.queue.get(), left))
+                except asyncio.TimeoutError:
                     break
             await self._serve(items)
 
@@ -73,24 +88,29 @@ class _Batcher:
             results = await asyncio.to_thread(self._search, queries, k)
         except Exception as e:
             for _, _, future in items:
-                future.set_exception(e)
+                if not future.done():
+                    future.set_exception(e)
             return
         pos = 0
         for qs, topk, future in items:
-            future.set_result([hits[:topk] for hits in results[pos:pos + len(qs)]])
+            if not future.done():  # the client may have gone away
+                future.set_result([hits[:topk] for hits in results[pos:pos + len(qs)]])
             pos += len(qs)
 
     def _search(self, queries: list[str], k: int) -> list[list[Hit]]:
         with self.lock:
+            self.calls += 1
+            self.served += len(queries)
             self.batches.append(len(queries))
             return self.retriever.search(queries, k) if queries else []
 
 
 def create_app(retriever: Retriever, *, default_topk: int = 3, max_batch: int = 64,
-               window_s: float = 0.005) -> Any:
+               window_s: float = 0.0) -> Any:
     from contextlib import asynccontextmanager
 
     from fastapi import FastAPI
+    from fastapi.responses import JSONResponse
 
     batcher = _Batcher(retriever, max_batch, window_s)
 
@@ -106,12 +126,15 @@ def create_app(retriever: Retriever, *, default_topk: int = 3, max_batch: int = 
     @app.get("/health")
     async def health() -> dict[str, Any]:
         return {"status": "ok", "kind": getattr(retriever, "kind", type(retriever).__name__),
-                "n_docs": len(getattr(retriever, "docs", [])), "batches": len(batcher.batches)}
+                "n_docs": len(getattr(retriever, "docs", [])), "batches": batcher.calls,
+                "queries": batcher.served}
 
     @app.post("/retrieve")
-    async def retrieve(request: RetrieveRequest) -> dict[str, Any]:
+    async def retrieve(request: RetrieveRequest) -> JSONResponse:
         hits = await batcher.submit(request.as_list(), request.topk or default_topk)
-        return {"result": [[h.to_dict() for h in row] for row in hits]}
+        # A plain JSONResponse: the rows are already JSON types, and FastAPI's generic
+        # encoder would walk every hit again (a third of the server's time per request).
+        return JSONResponse({"result": [[h.to_dict() for h in row] for row in hits]})
 
     return app
 

@@ -8,6 +8,7 @@ a directory so that `envgym index build` and `envgym serve-retriever` can share 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -96,12 +97,24 @@ def _write_meta(out: Path, meta: dict[str, Any]) -> None:
 
 
 class BM25Retriever:
-    """Okapi BM25 on bm25s (sparse scipy matrices, batched numpy top-k)."""
+    """Okapi BM25 on bm25s: its tokenizer, its index and its per-token score postings.
+
+    Scoring reads the postings of the query's tokens only (a few dozen documents) instead of
+    bm25s' `retrieve`, which fills a dense score array over the whole corpus and runs
+    `np.argpartition` on it: with 100k passages and a handful of non-zero scores that
+    partition alone costs ~6 ms a query, 100x the sparse sum (`bench/retrieval.py`). The
+    scores are bm25s' own (`model.get_scores_from_ids` gives the same numbers). Ties are
+    broken by document order, and when fewer than `topk` documents score above zero the
+    list is filled with zero-score documents in corpus order, as bm25s returns `k` hits."""
 
     kind = "bm25"
 
     def __init__(self, docs: list[Document], model: Any):
         self.docs, self.model = docs, model
+        scores = model.scores
+        self._data, self._indices, self._indptr = scores["data"], scores["indices"], scores["indptr"]
+        # BM25L/BM25+ give every document a non-occurrence score: use bm25s' dense path.
+        self._sparse = getattr(model, "nonoccurrence_array", None) is None
 
     @classmethod
     def from_documents(cls, docs: Iterable[dict | Document], *, k1: float = 1.5,
@@ -115,18 +128,54 @@ class BM25Retriever:
         model.index(tokens, show_progress=show_progress)
         return cls(documents, model)
 
-    def search(self, queries: list[str], topk: int) -> list[list[Hit]]:
+    def tokenize(self, queries: Sequence[str]) -> list[list[int]]:
+        """Query token ids in the index vocabulary (bm25s' tokenizer; unknown words dropped)."""
         import bm25s
 
+        words = bm25s.tokenize(list(queries), stopwords="en", return_ids=False,
+                               show_progress=False)
+        return [self.model.get_tokens_ids(w) for w in words]
+
+    def search(self, queries: list[str], topk: int) -> list[list[Hit]]:
         if not queries:
             return []
         k = max(1, min(int(topk), len(self.docs)))
-        tokens = bm25s.tokenize(list(queries), stopwords="en", show_progress=False)
-        # A query made only of stop words or unknown words has no token ids; bm25s then
-        # scores every document 0 and returns arbitrary ones, which is what we want.
-        ids, scores = self.model.retrieve(tokens, k=k, show_progress=False, n_threads=0)
-        return [[Hit(self.docs[int(i)], float(s)) for i, s in zip(row_i, row_s)]
-                for row_i, row_s in zip(ids, scores)]
+        return [[Hit(self.docs[i], s) for i, s in self.top_ids(ids, k)]
+                for ids in self.tokenize(queries)]
+
+    def top_ids(self, token_ids: list[int], k: int) -> list[tuple[int, float]]:
+        """(document index, score) of the `k` best documents for one tokenised query."""
+        if not self._sparse:
+            scores = self.model.get_scores_from_ids(token_ids) if token_ids else \
+                np.zeros(len(self.docs), np.float32)
+            order = np.lexsort((np.arange(len(scores)), -scores))[:k]
+            return [(int(i), float(scores[i])) for i in order]
+        docs, weights = self._postings(token_ids)
+        if len(docs):
+            cand, inverse = np.unique(docs, return_inverse=True)
+            sums = np.bincount(inverse, weights=weights).astype(np.float32)
+            sel = np.arange(len(cand))
+            if len(cand) > k:  # every candidate scoring at least the k-th best (ties included)
+                sel = np.flatnonzero(sums >= -np.partition(-sums, k - 1)[k - 1])
+            best = sel[np.lexsort((cand[sel], -sums[sel]))][:k]
+            out = [(int(cand[i]), float(sums[i])) for i in best]
+        else:
+            cand, out = np.zeros(0, np.int64), []
+        if len(out) < k:  # pad with zero-score documents, as bm25s returns k hits
+            taken = set(cand.tolist())
+            pad = (i for i in range(len(self.docs)) if i not in taken)
+            out += [(i, 0.0) for i in itertools.islice(pad, k - len(out))]
+        return out
+
+    def _postings(self, token_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Documents and BM25 weights of each query token (a repeated token counts twice)."""
+        ptr = self._indptr
+        spans = [(int(ptr[t]), int(ptr[t + 1])) for t in token_ids]
+        if not spans:
+            return np.zeros(0, np.int64), np.zeros(0, np.float64)
+        docs = np.concatenate([self._indices[a:b] for a, b in spans])
+        weights = np.concatenate([self._data[a:b] for a, b in spans]).astype(np.float64)
+        return docs, weights
 
     def save(self, out: str | Path) -> Path:
         out = Path(out)
