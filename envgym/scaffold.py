@@ -1,0 +1,79 @@
+"""`envgym init NAME`: write a small plugin package for a new environment.
+
+Registering an environment should start from a layout that already works: a `TextEnv` (or,
+with `--multi-agent`, a PettingZoo-style `MultiAgentTextEnv`) with one tool, the scripted
+`random`, `oracle` and `hack_spray` policies, tests (including `envgym check`, hacks and all),
+and the `envgym.environments` entry point in `pyproject.toml`. After `pip install -e DIR` the
+environment is in `envgym list`, passes `envgym check` and its own tests with no edits; the
+user then replaces the starter task with theirs.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from pathlib import Path
+
+from envgym import scaffold_templates as T
+from envgym.errors import InvalidConfig
+
+__all__ = ["env_id_for", "init"]
+
+NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def env_id_for(name: str) -> str:
+    """`my_env` -> `my_env/MyEnv-v0`: the package name is the namespace."""
+    return f"{name}/{_camel(name)}-v0"
+
+
+def init(name: str, directory: Path | None = None, *, multi_agent: bool = False,
+         force: bool = False) -> list[Path]:
+    """Write the package for `name` into `directory` (default `./NAME`); returns the files.
+
+    Refuses an invalid name and, unless `force`, a directory that already has files, so a
+    mistyped command never overwrites someone's work."""
+    if not NAME_RE.match(name) or keyword.iskeyword(name):
+        raise InvalidConfig(f"package name {name!r} must be a lower-case Python identifier "
+                            "(letters, digits, underscores; starting with a letter), e.g. maze_env")
+    if name in ("envgym", "test", "tests"):
+        raise InvalidConfig(f"package name {name!r} would shadow another package; pick another")
+    root = Path(directory) if directory is not None else Path(name)
+    if root.exists() and any(root.iterdir()) and not force:
+        raise InvalidConfig(f"{root} already exists and is not empty (use --force to write "
+                            "into it anyway)")
+    files = _files(name, multi_agent)
+    written = []
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _files(name: str, multi_agent: bool) -> dict[str, str]:
+    description = ("two agents sum a split ledger, sharing amounts with <say>" if multi_agent
+                   else "sum a hidden ledger, reading entries with <read>")
+    values = {"__NAME__": name, "__CLASS__": _camel(name), "__ENV_ID__": env_id_for(name),
+              "__DESCRIPTION__": description,
+              "__MULTI_FLAG__": "\n        multi_agent=True," if multi_agent else ""}
+    files = {
+        "pyproject.toml": T.PYPROJECT,
+        "README.md": T.README,
+        f"{name}/__init__.py": T.INIT,
+        f"{name}/env.py": T.MULTI_ENV if multi_agent else T.ENV,
+        f"{name}/policies.py": T.MULTI_POLICIES if multi_agent else T.POLICIES,
+        "tests/test_env.py": T.MULTI_TESTS if multi_agent else T.TESTS,
+    }
+    return {rel: _fill(text, values) for rel, text in files.items()}
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    for key, value in values.items():
+        text = text.replace(key, value)
+    return text
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
