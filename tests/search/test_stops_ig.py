@@ -141,3 +141,21 @@ def test_openai_backend_sends_stops_and_the_engine_cuts_what_the_server_overran(
     assert action.action.endswith("</search>") and "FAKE" not in action.action
     assert "FAKE" not in policy.chat.decode(action.action_token_ids)
     assert len(action.action_logprobs) == len(action.action_token_ids)
+
+
+def test_hf_backend_stops_at_the_token_that_completes_a_stop_string(tiny_policy):
+    """The tiny model writes random text; with a one-letter stop string each completion must
+    end at the first token whose text contains it (or run to max_tokens without it)."""
+    chat = tiny_policy.chat
+    prompt = chat.prompt_ids([{"role": "user", "content": "say something"}])
+    outs = tiny_policy.generate([prompt] * 6, SamplingParams(max_tokens=40, seed=7, stop=("e",)))
+    stopped = 0
+    for c in outs:
+        if c.ended_with_eos:
+            continue
+        if c.finish_reason == "stop":
+            stopped += 1
+            assert "e" in chat.decode(c.token_ids) and "e" not in chat.decode(c.token_ids[:-1])
+        else:
+            assert len(c.token_ids) == 40 and "e" not in c.text
+    assert stopped >= 1

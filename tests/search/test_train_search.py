@@ -154,3 +154,27 @@ def test_envgym_train_cli_on_the_shipped_slate_config(tmp_path, tiny_model_dir):
     assert done.returncode == 0, done.stderr[-2000:]
     (row,) = [r for r in read_metrics(tmp_path / "cli" / "metrics.jsonl") if r.get("step") == 1]
     assert row["slate/trees"] == 2 and row["slate/siblings"] == 2 * 5 * 2
+
+
+def test_slate_trees_continue_after_eos_and_spliced_observations(tiny_policy):
+    """A candidate that ended with EOS makes the next observation a user turn; the tree
+    still continues from the recorded ids (token-exact) and later steps branch from it."""
+    from envgym.policy import Completion, SamplingParams
+    from envgym.tree import slate_trees
+
+    class EOS(WritingPolicy):
+        def generate(self, prompts, sampling):
+            eos = next(iter(self.chat.eos_token_ids))
+            return [Completion(c.text, c.token_ids + [eos], c.logprobs + [-0.1], "stop", True)
+                    for c in super().generate(prompts, sampling)]
+
+    for policy in (EOS(tiny_policy, slate_mix, seed=2), WritingPolicy(tiny_policy, slate_mix)):
+        kids = slate_trees("envgym/Search-v0", policy, first_seed=0, n_tasks=2, k=3, budget=2,
+                           env_kwargs={"judge": "rule"}, sampling=SamplingParams(max_tokens=40))
+        assert all(k.error is None for k in kids)
+        later = [k for k in kids if k.meta["step"] >= 1]
+        assert later  # some tree searched, so a later step branched
+        for kid in later:  # the prompt ids the policy saw are the recorded sequence
+            ids = [i for t in kid.turns[:-1] for i in t.obs_token_ids + t.action_token_ids]
+            ids += kid.turns[-1].obs_token_ids
+            assert ids in policy.prompts_seen
