@@ -65,7 +65,8 @@ def _make_retriever(spec: str | Retriever, corpus: list[dict[str, str]]) -> Retr
     if spec.startswith(("http://", "https://")):
         from envgym.environments.search.http import HTTPRetriever
 
-        return HTTPRetriever(spec)
+        # One thread-safe client (and connection pool) per URL per process, not one per episode.
+        return shared(("search", "http", spec), lambda: HTTPRetriever(spec))
     if spec == "bm25":
         return _bm25_for(corpus)
     from envgym.environments.search import retrievers
