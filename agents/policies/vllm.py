@@ -33,8 +33,10 @@ RAM. The API used here (`LLM`, `generate`, `collective_rpc("reload_weights")`,
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from envgym.errors import PolicyError
@@ -92,11 +94,13 @@ class VLLMPolicy:
             torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))  # this rank's GPU, not cuda:0
             if int(os.environ.get("WORLD_SIZE", "1")) > 1:
                 engine_options.setdefault("distributed_executor_backend", "external_launcher")
+        eager = (not gpu) if enforce_eager is None else enforce_eager
         try:
-            self.llm = vllm.LLM(model=path, dtype=dtype, seed=seed, max_model_len=max_model_len,
-                                gpu_memory_utilization=gpu_memory_utilization,
-                                enforce_eager=(not gpu) if enforce_eager is None else enforce_eager,
-                                logprobs_mode="processed_logprobs", **engine_options)
+            with _unscannable_modules_hidden():
+                self.llm = vllm.LLM(model=path, dtype=dtype, seed=seed,
+                                    max_model_len=max_model_len, enforce_eager=eager,
+                                    gpu_memory_utilization=gpu_memory_utilization,
+                                    logprobs_mode="processed_logprobs", **engine_options)
         except (OSError, ValueError, RuntimeError) as e:
             raise PolicyError(f"vllm: cannot start an engine for {path}: {e}") from e
         self.tokenizer = self.llm.get_tokenizer()
@@ -169,6 +173,34 @@ class VLLMPolicy:
 
     def close(self) -> None:
         del self.llm
+
+
+@contextlib.contextmanager
+def _unscannable_modules_hidden() -> Iterator[None]:
+    """CPU build only: at start-up vLLM's CPU platform rebinds Triton kernels by scanning every
+    imported module's namespace with `vars(value).get(...)`, which raises on values whose
+    `__dict__` is not a dict (llvmlite's `ffi.lib`, imported through numba by bm25s). Hide such
+    modules from `sys.modules` for the engine's construction, then put them back."""
+    hidden = {name: mod for name, mod in list(sys.modules.items()) if _unscannable(mod)}
+    for name in hidden:
+        del sys.modules[name]
+    try:
+        yield
+    finally:
+        sys.modules.update(hidden)
+
+
+def _unscannable(module: Any) -> bool:
+    namespace = getattr(module, "__dict__", None)
+    if not isinstance(namespace, dict):
+        return False
+    for value in list(namespace.values()):
+        try:
+            if hasattr(value, "__dict__") and not isinstance(vars(value), Mapping):
+                return True
+        except Exception:  # noqa: BLE001 - any failure here is what the scan would hit
+            return True
+    return False
 
 
 def _generation_eos(path: str) -> list[int]:
