@@ -110,6 +110,9 @@ class RolloutConfig(_Strict):
     reasoner_samples: int = Field(6, ge=1)
     """`hierarchical` (ARTIST): reasoner samples N per controller rollout (forks of its
     answer turn); `group_size` is the number C of controller rollouts per question."""
+    workers: int = Field(0, ge=0)
+    """Run the environments in this many Ray actors (`envgym[ray]`); 0: in-process. The
+    policy and its one batched `generate` per turn stay in the trainer."""
     deterministic: bool = False
     """Run episodes one at a time: the engine batches prompts in arrival order, which varies
     between runs; this makes rollouts bit-reproducible (slow; for tests and debugging)."""

@@ -97,7 +97,11 @@ def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_si
                            trees=group_size, k=cfg.rollout.branch_k,
                            budget=cfg.rollout.slate_budget, eta=cfg.rollout.slate_eta,
                            env_kwargs=kwargs, sampling=sampling, seed=sampling_seed)
-    return collect(env_factory(env.id, kwargs, run), policy, episodes=n_tasks,
+    target = env_factory(env.id, kwargs, run)
+    if cfg.rollout.workers:
+        from envgym.integrations.ray import training_pool
+        target = training_pool(env.id, kwargs, run, cfg.rollout.workers)
+    return collect(target, policy, episodes=n_tasks,
                    group_size=group_size, seed=first_seed,
                    env_kwargs=kwargs, sampling=sampling, progress=False,
                    **({"concurrency": 1} if cfg.rollout.deterministic else {}))

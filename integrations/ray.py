@@ -48,10 +48,22 @@ class EnvWorker:
         self.scripted: dict[int, Any] = {}
         self.ids = itertools.count()
 
+    def set_run(self, snapshot: dict[str, Any] | None) -> None:
+        """This step's run-level state (`envgym.runstate`): environments only read it while
+        episodes run, so a per-step snapshot is exactly what in-process episodes see."""
+        from envgym.runstate import RunState
+
+        self.run = None
+        if snapshot is not None:
+            self.run = RunState()
+            self.run.load_state_dict(snapshot)
+
     def make(self) -> tuple[int, dict[str, Any]]:
         from envgym.registration import make
 
         env = make(self.env_id, **self.env_kwargs)
+        if getattr(self, "run", None) is not None and hasattr(env, "bind_run"):
+            env.bind_run(self.run)
         return self._adopt(env)
 
     def _adopt(self, env: Any) -> tuple[int, dict[str, Any]]:
@@ -178,6 +190,11 @@ class EnvPool:
         with self.lock:
             self.live[id(actor)] += delta
 
+    def set_run(self, run: Any) -> None:
+        """Send every actor this step's run-level state (None: no run)."""
+        snapshot = None if run is None else run.state_dict()
+        self.ray.get([a.set_run.remote(snapshot) for a in self.actors])
+
     def shutdown(self) -> None:
         for a in self.actors:
             self.ray.kill(a)
@@ -212,3 +229,19 @@ def pooled(env_id: str, policy: Any, workers: int,
         policy = {a: scripted_factory(p) if isinstance(p, str) and p.startswith("scripted:") else p
                   for a, p in policy.items()}
     return pool, policy
+
+
+_POOLS: dict[tuple, EnvPool] = {}
+
+
+def training_pool(env_id: str, kwargs: dict[str, Any], run: Any, workers: int) -> EnvPool:
+    """The trainer's pool for one environment config, built on first use and kept for the
+    run (actor start-up costs seconds), with this step's run state pushed to every actor."""
+    import json
+
+    key = (env_id, json.dumps(kwargs, sort_keys=True, default=str), workers)
+    if key not in _POOLS:
+        _POOLS[key] = EnvPool(env_id, workers, kwargs)
+    pool = _POOLS[key]
+    pool.set_run(run)
+    return pool

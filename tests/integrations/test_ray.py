@@ -111,3 +111,53 @@ def test_workers_without_ray_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_ray)
     with pytest.raises(InvalidConfig, match=r"envgym\[ray\]"):
         bridge.require_ray()
+
+
+def test_training_with_workers_rolls_out_the_same_tokens(tmp_path):
+    """`rollout.workers = 2` through `envgym train`: the same per-step trajectories as the
+    in-process engine (deterministic rollouts, same seeds)."""
+    import subprocess
+    import sys
+
+    from envgym.agents.tiny import build_tiny_model
+    from envgym.trajectory import read_trajectories
+
+    model = build_tiny_model(tmp_path / "m", hidden_size=48, layers=1, include_envs=False)
+    runs = {}
+    for workers in (0, 2):
+        out = tmp_path / f"run{workers}"
+        cfg = tmp_path / f"w{workers}.toml"
+        cfg.write_text(f"""
+seed = 2
+output_dir = "{out}"
+steps = 2
+checkpoint_every = 0
+credit = ["grpo"]
+[model]
+policy = "{model}"
+[[envs]]
+id = "envgym/TimeSeries-v0"
+kwargs = {{ series_length = 512, max_rounds = 1, tool_format = "tag" }}
+train_seeds = [0, 1000]
+eval_seeds = [5000, 5001]
+[rollout]
+group_size = 2
+tasks_per_step = 2
+max_turns = 2
+max_tokens = 8
+eval_episodes = 1
+deterministic = true
+workers = {workers}
+[log]
+tensorboard = false
+progress = false
+trajectories = true
+""")
+        r = subprocess.run([sys.executable, "-m", "envgym.agents.trainer", str(cfg)],
+                           capture_output=True, text=True, timeout=600,
+                           env={**os.environ, "OMP_NUM_THREADS": "1"})
+        assert r.returncode == 0, r.stderr[-3000:]
+        runs[workers] = [[t.token_sequence() for t in read_trajectories(f)]
+                         for f in sorted((out / "trajectories").glob("step_*.jsonl"))]
+    assert len(runs[0]) == 2 and runs[0][0]
+    assert runs[2] == runs[0]
