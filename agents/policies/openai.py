@@ -48,8 +48,10 @@ class OpenAIPolicy:
 
     def generate(self, prompts: Sequence[Any], sampling: SamplingParams) -> list[Completion]:
         if self.tokenizer is not None:
-            chunks = [list(prompts[i:i + self.per_request])
-                      for i in range(0, len(prompts), self.per_request)]
+            # a seeded request samples all its prompts with one seed, so identical prompts
+            # (GRPO members, SLATE siblings) would come back identical: one prompt each then
+            per = self.per_request if sampling.seed is None else 1
+            chunks = [list(prompts[i:i + per]) for i in range(0, len(prompts), per)]
             calls = [self._completions(c, sampling, i) for i, c in enumerate(chunks)]
         else:
             calls = [self._chat(p, sampling, i) for i, p in enumerate(prompts)]
