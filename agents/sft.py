@@ -10,8 +10,8 @@ action tokens alone.
 Speed: observations are ~87% of the tokens of a time-series demonstration and carry no loss,
 yet the vocabulary projection and log-softmax over them cost more than the whole tiny
 transformer. So the decoder runs over every token (the actions need that context), but the
-output head only over the positions that predict an action token; and each minibatch is cut
-to its own longest row instead of the dataset's.
+output head only over the positions that predict an action token (`token_logprobs` at the
+loss mask); and each minibatch is cut to its own longest row instead of the dataset's.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from envgym.agents.config import TrainConfig, load_config
 from envgym.agents.learner import TokenBatch, build_batch, load_model, token_logprobs
@@ -125,33 +124,10 @@ def _trim(batch: TokenBatch) -> TokenBatch:
 
 
 def action_nll(model: Any, batch: TokenBatch) -> tuple[torch.Tensor, int]:
-    """(summed NLL of the loss-masked tokens, their number), projecting to the vocabulary only
-    at the positions that predict them. Models without a separable decoder and head (or with
-    a logit transform such as soft-capping) take the full-logits path of `token_logprobs`."""
-    mask = batch.loss_mask[:, 1:] > 0
-    count = int(mask.sum())
-    split = _decoder_and_head(model)
-    if split is None:
-        logp, _ = token_logprobs(model, batch)
-        return -(logp * batch.loss_mask).sum(), count
-    decoder, head = split
-    positions = (batch.attention_mask.cumsum(-1) - 1).clamp(min=0)
-    hidden = decoder(input_ids=batch.input_ids, attention_mask=batch.attention_mask,
-                     position_ids=positions, use_cache=False).last_hidden_state
-    logits = head(hidden[:, :-1][mask]).float()
-    return F.cross_entropy(logits, batch.input_ids[:, 1:][mask], reduction="sum"), count
-
-
-def _decoder_and_head(model: Any) -> tuple[Any, Any] | None:
-    config = getattr(model, "config", None)
-    if config is None or getattr(config, "final_logit_softcapping", None) or \
-            getattr(config, "logit_scale", None) not in (None, 1.0):
-        return None
-    try:
-        decoder, head = model.get_decoder(), model.get_output_embeddings()
-    except (AttributeError, NotImplementedError):
-        return None
-    return (decoder, head) if decoder is not None and head is not None else None
+    """(summed NLL of the loss-masked tokens, their number). `token_logprobs` projects to the
+    vocabulary only at those positions (see the module docstring)."""
+    logp, _ = token_logprobs(model, batch)
+    return -(logp * batch.loss_mask).sum(), int(batch.loss_mask[:, 1:].sum())
 
 
 def run_sft(cfg: TrainConfig) -> Path:

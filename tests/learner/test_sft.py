@@ -1,4 +1,5 @@
-"""SFT's head-only-on-actions loss equals the full-logits NLL, in value and in gradient."""
+"""SFT's loss (head only at action positions, minibatches trimmed) equals the full-logits
+NLL, in value and in gradient."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import copy
 
 import torch
 
-from envgym.agents.learner import build_batch, token_logprobs
-from envgym.agents.sft import action_nll, sft
+from envgym.agents.learner import build_batch, naive_token_logprobs
+from envgym.agents.sft import _trim, action_nll, sft
 from envgym.trajectory import Trajectory, Turn
 
 
@@ -32,28 +33,24 @@ def _trajs() -> list[Trajectory]:
 def test_action_nll_matches_full_logits_in_value_and_gradient():
     model = _model()
     batch = build_batch(_trajs())
-    logp, _ = token_logprobs(model, batch)
+    logp, _ = naive_token_logprobs(model, batch)
     full = -(logp * batch.loss_mask).sum()
-    fast, n = action_nll(model, batch)
+    fast, n = action_nll(model, _trim(batch))
     assert n == int(batch.loss_mask.sum()) == 6
     assert torch.allclose(full, fast, atol=1e-5)
     g_full = torch.autograd.grad(full, list(model.parameters()))
     g_fast = torch.autograd.grad(fast, list(model.parameters()))
-    assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(g_full, g_fast))
+    assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(g_full, g_fast, strict=True))
 
 
-def test_models_with_a_logit_transform_take_the_full_path(monkeypatch):
-    model = _model()
-    model.config.final_logit_softcapping = 30.0  # the head alone would skip the capping
-
-    def split_not_allowed():
-        raise AssertionError("the decoder/head split must not be used here")
-
-    monkeypatch.setattr(model, "get_decoder", split_not_allowed)
-    batch = build_batch(_trajs())
-    logp, _ = token_logprobs(model, batch)
-    fast, _ = action_nll(model, batch)
-    assert torch.allclose(-(logp * batch.loss_mask).sum(), fast)
+def test_trim_drops_only_all_padding_columns():
+    wide = build_batch(_trajs())  # rows of 9 and 6 tokens, then 5 more padding columns
+    wide = type(wide)(*(torch.nn.functional.pad(getattr(wide, f), (0, 5))
+                        for f in wide.__dataclass_fields__))
+    cut = _trim(wide)
+    assert cut.input_ids.shape[1] == 9 == int(wide.attention_mask.sum(-1).max())
+    assert torch.equal(cut.loss_mask, wide.loss_mask[:, :9])
+    assert torch.equal(cut.input_ids, wide.input_ids[:, :9])
 
 
 def test_sft_lowers_the_action_loss():
@@ -61,4 +58,4 @@ def test_sft_lowers_the_action_loss():
     before = copy.deepcopy(model)
     losses = sft(model, _trajs() * 4, epochs=8, batch_size=4, lr=1e-2)
     assert len(losses) == 8 and losses[-1] < 0.5 * losses[0]
-    assert any(not torch.equal(a, b) for a, b in zip(model.parameters(), before.parameters()))
+    assert any(not torch.equal(a, b) for a, b in zip(model.parameters(), before.parameters(), strict=True))
