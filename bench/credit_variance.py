@@ -86,7 +86,18 @@ def measure(policy: HFPolicy, horizon: int, questions: int, k: int, seed: int) -
             "claimed_up_to": horizon, "slate_estimates": int(a_slate.size),
             "grpo_estimates": int(a_grpo.size),
             "mean_decisions_grpo": float(np.mean([len(t.turns) for t in full])),
+            "step_reward_corr_grpo": _step_correlation(full),
             "rollout_s_slate": round(t_tree, 2), "rollout_s_grpo": round(t_full, 2)}
+
+
+def _step_correlation(trajs) -> float | None:
+    """Correlation of consecutive step rewards within a trajectory: above 0, a return's
+    variance exceeds the sum of its steps' (why a measured ratio can pass T)."""
+    pairs = [(a.reward, b.reward) for t in trajs for a, b in zip(t.turns, t.turns[1:])]
+    if len(pairs) < 3:
+        return None
+    x, y = np.array(pairs).T
+    return float(np.corrcoef(x, y)[0, 1]) if x.std() > 0 and y.std() > 0 else None
 
 
 def main(argv: list[str] | None = None) -> None:

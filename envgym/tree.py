@@ -148,7 +148,11 @@ def _takes(env_id: str, name: str) -> bool:
 
 
 def _start(path: _Path, policy: Any) -> None:
-    obs, info = path.env.reset(seed=path.seed)
+    try:
+        obs, info = path.env.reset(seed=path.seed)
+    except Exception as e:  # noqa: BLE001 - a broken task fails its tree, not the batch
+        path.done, path.error = True, f"reset failed: {type(e).__name__}: {e}"
+        return
     path.task_id = info.get("task_id")
     path.obs, path.obs_ids = list(obs), policy.chat.prompt_ids(obs)
     path.messages, path.ids = list(obs), list(path.obs_ids)

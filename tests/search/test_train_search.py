@@ -178,3 +178,25 @@ def test_slate_trees_continue_after_eos_and_spliced_observations(tiny_policy):
             ids = [i for t in kid.turns[:-1] for i in t.obs_token_ids + t.action_token_ids]
             ids += kid.turns[-1].obs_token_ids
             assert ids in policy.prompts_seen
+
+
+def test_a_judge_dying_mid_tree_fails_that_tree_with_the_reason(tiny_policy):
+    from envgym.errors import PolicyError
+    from envgym.policy import SamplingParams
+    from envgym.tree import slate_trees
+
+    class Dying:
+        calls = 0
+
+        def judge(self, rubric, items):
+            Dying.calls += 1
+            if Dying.calls > 6:
+                raise PolicyError("judge server http://127.0.0.1:9 failed after 4 attempts")
+            return [1.0] * len(items)
+
+    kids = slate_trees("envgym/Search-v0", WritingPolicy(tiny_policy, slate_mix), first_seed=0,
+                       n_tasks=2, k=3, budget=2, env_kwargs={"judge": Dying()},
+                       sampling=SamplingParams(max_tokens=40))
+    failed = [k for k in kids if k.error is not None]
+    assert failed and all("judge server" in k.error for k in failed)
+    assert all(k.outcome == {"success": False, "score": 0.0} for k in failed)
