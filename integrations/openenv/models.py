@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from openenv.core.env_server.types import Action, Observation, State
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = ["INFO_KEYS", "MAX_ACTION_CHARS", "ChatMessage", "EnvgymAction", "EnvgymObservation",
            "EnvgymState", "MultiAgentAction", "MultiAgentObservation", "action_class"]
@@ -50,10 +50,20 @@ class ChatMessage(BaseModel):
     content: str
 
 
+def _utf8(text: Any) -> Any:
+    """Lone surrogates cannot cross UTF-8 JSON; they become `?` instead of killing the session."""
+    return text.encode("utf-8", "replace").decode("utf-8") if isinstance(text, str) else text
+
+
 class EnvgymAction(Action):
     """One assistant turn of a single-agent environment."""
 
     content: str = Field(max_length=MAX_ACTION_CHARS, description="the assistant turn's text")
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _clean(cls, value: Any) -> Any:
+        return _utf8(value)
 
 
 class MultiAgentAction(Action):
@@ -61,6 +71,11 @@ class MultiAgentAction(Action):
 
     actions: dict[str, Annotated[str, Field(max_length=MAX_ACTION_CHARS)]] = Field(
         description="agent id -> that agent's turn text")
+
+    @field_validator("actions", mode="before")
+    @classmethod
+    def _clean(cls, value: Any) -> Any:
+        return {_utf8(k): _utf8(v) for k, v in value.items()} if isinstance(value, dict) else value
 
 
 class EnvgymObservation(Observation):

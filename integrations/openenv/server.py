@@ -45,8 +45,10 @@ class ServerConfig:
 
 
 def _jsonable(value: Any) -> Any:
-    """What JSON can carry (numpy scalars become numbers, tuples lists); the client gets this."""
-    return json.loads(json.dumps(value, default=_default))
+    """What UTF-8 JSON can carry, which is what the client gets: numpy scalars become numbers,
+    tuples lists, and lone surrogates (a hostile action echoed back) become `?`."""
+    text = json.dumps(value, default=_default, ensure_ascii=False)
+    return json.loads(text.encode("utf-8", "replace").decode("utf-8"))
 
 
 def _default(value: Any) -> Any:

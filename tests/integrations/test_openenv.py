@@ -448,3 +448,19 @@ def test_multi_agent_environment_over_openenv(thread_server):
         assert r.observation["messages"] == jsonable(expected[0])
     with pytest.raises(envgym.EnvGymError, match="multi-agent"):
         envgym.make(f"openenv:{server.url}")
+
+
+def test_checker_passes_on_an_openenv_url(served_timeseries):
+    """gymnasium's check_env, determinism, the 54-action fuzz, fork and close, over the wire."""
+    from envgym.checker import check
+
+    report = check(f"openenv:{served_timeseries}")
+    assert report.ok, report.render()
+
+
+def test_unencodable_text_does_not_kill_the_session(served_timeseries):
+    with GenericEnvClient(base_url=served_timeseries).sync() as client:
+        client.reset(seed=2)
+        r = client.step({"content": "\ud800<answer>\udfff</answer>"})  # lone surrogates
+        assert r.observation["info"]["turn"] == 1
+        assert client.step({"content": ZOOM}).observation["info"]["turn"] == 2
