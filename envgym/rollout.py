@@ -17,10 +17,11 @@ Public API:
   prefix in one batched call.
 
 How it runs. Each episode is a coroutine; environment `reset`/`step` (and scripted `act`) run
-in a thread pool, never on the event loop, under `step_timeout`. The pool has `ENV_THREADS`
-workers however many episodes are in flight (`concurrency`): min(32, CPUs + 4), the standard
-library's own default for I/O-bound pools, or `$ENVGYM_ENV_THREADS`. More threads than that
-only add memory and GIL contention. Waiting for a free worker is not counted as step time. A policy's prompts are
+in a thread pool, never on the event loop, under `step_timeout`. The pool has at most
+`ENV_THREADS` workers (32, or `$ENVGYM_ENV_THREADS`) however many episodes are in flight
+(`concurrency`): enough to overlap environments that wait on sandboxes, servers or judges,
+while CPU-bound steps cannot use more threads than cores anyway and each thread costs memory.
+Waiting for a free worker is not counted as step time. A policy's prompts are
 gathered by a batcher: it fires one `generate` call when every live episode that uses the
 policy is waiting for it (or after `batch_wait` seconds), so a turn costs one batched call
 while slow environments overlap. An exception or timeout in an environment ends *that*
@@ -59,7 +60,7 @@ from envgym.trajectory import Span, Trajectory, TrajectoryWriter, Turn
 __all__ = ["branch", "collect", "collect_multi"]
 
 FAILED = {"success": False, "score": 0.0}
-ENV_THREADS = int(os.environ.get("ENVGYM_ENV_THREADS") or min(32, (os.cpu_count() or 1) + 4))
+ENV_THREADS = int(os.environ.get("ENVGYM_ENV_THREADS") or 32)
 """Worker threads for environment calls per engine (see the module docstring)."""
 _KNOWN_INFO = {"task_id", "turn", "reward_components", "spans", "role", "state_key", "outcome",
                "trajectory_meta"}
