@@ -62,9 +62,14 @@ class OpenAIPolicy:
         """Target log-probs via `echo` prompt log-probs (needs token mode)."""
         if self.chat is None:
             raise PolicyError(f"{self.name}: scoring needs token mode (a tokenizer).")
-        pairs = [(self.chat.encode(c), self.chat.encode(t)) for c, t in zip(contexts, targets)]
-        calls = [self._echo(c, t) for c, t in pairs]
-        return _run(self._gather(calls))
+        return self.score_ids([(self.chat.encode(c), self.chat.encode(t))
+                               for c, t in zip(contexts, targets)])
+
+    def score_ids(self, pairs: Sequence[tuple[list[int], list[int]]]) -> list[list[float]]:
+        """Like `score`, on token ids (IG scores the exact ids the policy saw)."""
+        if self.chat is None:
+            raise PolicyError(f"{self.name}: scoring needs token mode (a tokenizer).")
+        return _run(self._gather([self._echo(list(c), list(t)) for c, t in pairs]))
 
     async def _gather(self, calls: list) -> list:
         limit = asyncio.Semaphore(self.concurrency)
