@@ -87,6 +87,12 @@ class EnvConfig(_Strict):
         (a, b), (c, d) = self.train_seeds, self.eval_seeds
         if a < d and c < b:
             raise ValueError("train_seeds and eval_seeds overlap: evaluation must use held-out tasks")
+        from envgym.agents.structure import shared_tasks, task_pool_size
+        pool = task_pool_size(self.id, self.kwargs)
+        if pool and (n := shared_tasks(self.train_seeds, self.eval_seeds, pool)):
+            raise ValueError(f"{self.id} picks tasks by seed mod {pool}: train_seeds {list(self.train_seeds)} "
+                             f"and eval_seeds {list(self.eval_seeds)} reach {n} of the same tasks; "
+                             "choose ranges that are disjoint modulo the pool")
         return self
 
 

@@ -102,6 +102,25 @@ def role_token_mask(trajs: list[Trajectory], roles: list[str]) -> list[list[np.n
             for t in trajs]
 
 
+def task_pool_size(env_id: str, kwargs: dict[str, Any]) -> int | None:
+    """How many distinct tasks `env_id` cycles through (seed mod N), from the environment
+    class's optional `task_pool_size(kwargs)` classmethod; None for an unbounded generator,
+    an environment that does not say, or one that cannot be looked up here."""
+    try:
+        from envgym.runstate import env_class
+        size = getattr(env_class(env_id), "task_pool_size", None)
+    except Exception:  # noqa: BLE001 - an unknown id fails later, when it is made
+        return None
+    return size(dict(kwargs)) if callable(size) else None
+
+
+def shared_tasks(train: tuple[int, int], evaluation: tuple[int, int], pool: int) -> int:
+    """How many of a `pool`-task cycle both seed ranges reach."""
+    def reached(lo: int, hi: int) -> set[int]:
+        return set(range(pool)) if hi - lo >= pool else {s % pool for s in range(lo, hi)}
+    return len(reached(*train) & reached(*evaluation))
+
+
 def warm_start_policy(cfg: Any) -> str | None:
     """`model.warm_start = "sft"`: run `envgym sft` on this config once (reused from
     `output_dir/sft`) and return the path to train from; None without a warm start."""

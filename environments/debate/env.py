@@ -116,6 +116,15 @@ class DebateEnv(MultiAgentTextEnv):
 
     RUN_KEY = "envgym/Debate-v0"
 
+    @classmethod
+    def task_pool_size(cls, kwargs: dict[str, Any]) -> int | None:
+        """Questions are `problems[seed % N]`; config validation keeps train and eval
+        seeds on disjoint questions. N is known without loading only for generated sets."""
+        if kwargs.get("dataset") is None or kwargs.get("dataset_format") == "generated":
+            return int(kwargs.get("n_generated", 1000))
+        return len(load_problems(kwargs["dataset"], kwargs.get("dataset_format", "auto"),
+                                 kwargs.get("split", "train"), 0))
+
     def bind_run(self, run: Any) -> None:
         """Use the run's IRT model and return histories (created from this instance's priors
         and window the first time); see the module docstring."""

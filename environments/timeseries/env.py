@@ -112,6 +112,14 @@ class TimeSeriesEnv(TextEnv):
 
     # ---- episode ----------------------------------------------------------------------------
 
+    @classmethod
+    def task_pool_size(cls, kwargs: dict[str, Any]) -> int | None:
+        """A dataset is a finite pool (`seed % N`); the generator never repeats a task."""
+        if kwargs.get("dataset") is None:
+            return None
+        from envgym.environments.timeseries.loader import load_tasks
+        return len(load_tasks(kwargs["dataset"], kwargs.get("dataset_format", "auto")))
+
     def bind_run(self, run: Any) -> None:
         """The run-level hook (`envgym.runstate`): the exploration bonus decays with
         `run.step`, read at every reset."""

@@ -27,9 +27,10 @@ def test_ifpo_inverse_frequency_weights_average_one():
 
 def _artist_question():
     # two controller rollouts, each fanned out to two reasoner rollouts
-    rows = [("c1", 2.0, 3.0), ("c1", 2.0, 0.0), ("c2", 0.0, 3.0), ("c2", 0.0, 3.0)]
+    rows = [("c1", 0, 2.0, 3.0), ("c1", 1, 2.0, 0.0), ("c2", 0, 0.0, 3.0), ("c2", 1, 0.0, 3.0)]
     return [traj("q", turn(rc, role="controller"), turn(rr, role="reasoner"),
-                 meta={"controller_id": c}) for c, rc, rr in rows]
+                 meta={"controller_id": c, "sample": k, "fork_turn": 1})
+            for c, k, rc, rr in rows]
 
 
 def test_hierarchical_controller_zscore_and_variance_guided_reasoner_group():
@@ -45,10 +46,26 @@ def test_hierarchical_rloo_and_single_controller_gives_zero():
                        {"hierarchical": {"reasoner_adv": "rloo"}})
     assert [r[1] for r in per_turn(b)[:2]] == [3.0, -3.0]
     one = [traj("q", turn(1.0, role="controller"), turn(r, role="reasoner"),
-                meta={"controller_id": "c"}) for r in (1.0, 0.0)]
+                meta={"controller_id": "c", "sample": k, "fork_turn": 1})
+           for k, r in enumerate((1.0, 0.0))]
     b = compute_credit(one, ["hierarchical"])
     assert [r[0] for r in per_turn(b)] == [0.0, 0.0]
     assert b.stats["hierarchical/single_controller_groups"] == 1
+    assert b.stats["hierarchical/reasoner_trained_fraction"] == 1.0
+
+
+def test_hierarchical_splits_the_answer_turn_by_role_components():
+    # the answer turn carries both roles: its controller part (3c, bonus) counts for R_c only
+    def answer(ctrl, reas):
+        return turn(ctrl + reas, role="reasoner", info={"role_components": {
+            "controller": {"consistency": ctrl}, "reasoner": {"accuracy": reas}}})
+    rows = [("c1", 0, 3.0, 3.0), ("c1", 1, 3.0, 0.0), ("c2", 0, 0.0, 0.0), ("c2", 1, 0.0, 0.0)]
+    trajs = [traj("q", turn(-0.1, role="controller"), answer(c, r),
+                  meta={"controller_id": cid, "sample": k, "fork_turn": 1})
+             for cid, k, c, r in rows]
+    b = compute_credit(trajs, ["hierarchical"])
+    # R_c = [2.9, -0.1] -> z [1, -1]; reasoner c1 [3, 0] -> [1, -1]; c2 has no variance
+    np.testing.assert_allclose(per_turn(b), [[1, 1], [0, -1], [-1, 0], [0, 0]], atol=1e-6)
 
 
 def test_calibrated_shifts_by_partner_zscore_and_flips_when_competitive():

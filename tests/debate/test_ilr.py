@@ -102,3 +102,15 @@ def test_fixed_agents_play_their_own_policy_and_leave_the_batch_after_credit():
     batch = drop_fixed_agents(compute_credit(trajs, ["calibrated", "grpo"]))
     assert {t.agent_id for t in batch.trajectories} == {"agent_0"}
     assert len(batch.advantages) == len(batch.trajectories) == len(trajs) // 2
+
+
+def test_config_refuses_eval_seeds_that_wrap_onto_training_questions():
+    from envgym.agents.config import load_config
+    from envgym.errors import InvalidConfig
+
+    base = {"envs": [{"id": ENV, "kwargs": {"n_generated": 100},
+                      "train_seeds": [0, 90], "eval_seeds": [1000, 1010]}]}
+    with pytest.raises(InvalidConfig, match="seed mod 100.*10 of the same tasks"):
+        load_config(base)  # 1000..1009 mod 100 = questions 0..9, which training uses
+    base["envs"][0]["eval_seeds"] = [1090, 1100]
+    load_config(base)  # questions 90..99: held out
