@@ -28,7 +28,7 @@ def test_reduced_demo_writes_the_report_and_logs_plain_progress(tmp_path, capsys
     assert last.startswith("held-out reward (6 episodes, 95% CI): SFT ") and "-> SFT+RL" in last
     assert report["seconds"]["total"] > 0
     # stderr is not a terminal under pytest: one plain line per phase and per step here
-    phases = re.findall(r"^\[demo +\d+ s\] (\d)/5 ", captured.err, re.M)
+    phases = re.findall(r"^\[demo +\d+ s, cpu +\d+ s\] (\d)/5 ", captured.err, re.M)
     assert phases == ["1", "2", "3", "4", "5"], captured.err
     assert re.search(r"^train step 2/2  reward -?\d", captured.err, re.M), captured.err
     # nothing here runs code, so no sandbox backend was probed or warned about
