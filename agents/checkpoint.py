@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 __all__ = ["load_latest", "load_model_state", "load_optimizer_state", "model_state",
-           "optimizer_state", "restore_rng", "rng_state", "save_checkpoint"]
+           "optimizer_state", "restore_rng", "rng_state", "save_checkpoint", "tied_aliases"]
 
 
 def rng_state() -> dict[str, Any]:
@@ -90,9 +90,27 @@ def _options(**kw: Any) -> Any:
     return StateDictOptions(full_state_dict=True, **kw)
 
 
-def _strip(state: dict[str, Any]) -> dict[str, Any]:
-    """FSDP names parameters from the `LogprobModel` root (`module.` + the HF name)."""
-    return {k.removeprefix("module."): v for k, v in state.items()}
+def _strip(state: dict[str, Any], model: Any) -> dict[str, Any]:
+    """FSDP names parameters from the `LogprobModel` root (`module.` + the HF name) and
+    gathers tied parameters (embeddings = head) as separate copies: keep one, as the plain
+    state dict's storage sharing does when saved."""
+    aliases = tied_aliases(model)
+    return {k.removeprefix("module."): v for k, v in state.items()
+            if k.removeprefix("module.") not in aliases}
+
+
+def tied_aliases(model: Any) -> dict[str, str]:
+    """{alias: first name} for parameters registered under several names (tied weights)."""
+    from envgym.agents.learner import unwrap
+
+    first: dict[int, str] = {}
+    out = {}
+    for name, p in unwrap(model).named_parameters(remove_duplicate=False):
+        if id(p) in first:
+            out[name] = first[id(p)]
+        else:
+            first[id(p)] = name
+    return out
 
 
 def model_state(model: Any, every_rank: bool = False) -> dict[str, torch.Tensor]:
@@ -106,7 +124,7 @@ def model_state(model: Any, every_rank: bool = False) -> dict[str, torch.Tensor]
     state = get_model_state_dict(model, options=_options(cpu_offload=not every_rank))
     if every_rank:
         state = {k: v.cpu() for k, v in state.items()}
-    return _strip(state)
+    return _strip(state, model)
 
 
 def optimizer_state(model: Any, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
@@ -124,6 +142,7 @@ def load_model_state(model: Any, state: dict[str, torch.Tensor]) -> None:
         unwrap(model).load_state_dict(state)
         return
     from torch.distributed.checkpoint.state_dict import set_model_state_dict
+    state = {**state, **{a: state[src] for a, src in tied_aliases(model).items() if src in state}}
     set_model_state_dict(model, {f"module.{k}": v for k, v in state.items()}, options=_options())
 
 

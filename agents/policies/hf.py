@@ -181,8 +181,15 @@ class HFPolicy:
         return result
 
     def load_state_dict(self, state_dict: dict[str, torch.Tensor]) -> None:
-        """Sync weights from a learner (same architecture)."""
-        self.model.load_state_dict(state_dict)
+        """Sync weights from a learner (same architecture). Tied weights may come under one
+        name only (a gathered FSDP state dict), so only untied missing names are an error."""
+        from envgym.agents.checkpoint import tied_aliases
+
+        missing, unexpected = self.model.load_state_dict(state_dict, strict=False)
+        missing = set(missing) - set(tied_aliases(self.model))
+        if missing or unexpected:
+            raise PolicyError(f"load_state_dict: missing {sorted(missing)[:5]}, "
+                              f"unexpected {sorted(unexpected)[:5]}")
 
     def close(self) -> None:
         """Nothing to release; present for symmetry with the HTTP and vLLM backends."""

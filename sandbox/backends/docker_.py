@@ -2,11 +2,25 @@
 
 A `docker run` per execution costs ~0.57 s (A.10), so containers live long (`sleep
 infinity`) and are recycled after `recycle_after` runs or any failure. Each is created with
-`network_mode="none"`, memory/pids/CPU limits, a read-only root with tmpfs `/box` and `/tmp`,
-every capability dropped except SETUID/SETGID and `no-new-privileges`. The in-container
-supervisor (`_supervise.py`, baked into the image) runs the program as uid 65534, so the
-program can neither signal its supervisor nor the container's init; it applies the rlimits and
-the wall-clock deadline inside (exec has no timeout), with `timeout -s KILL` as a backstop.
+`network_mode="none"`, memory/pids/CPU limits, a read-only root, every capability dropped
+except SETUID/SETGID and `no-new-privileges`. The in-container supervisor (`_supervise.py`,
+baked into the image) runs the program as uid 65534, so the program can neither signal its
+supervisor nor the container's init; it applies the rlimits and the wall-clock deadline inside
+(exec has no timeout), with `timeout -s KILL` as a backstop.
+
+What the engine allows, and so how files move:
+
+* The archive API (`put_archive` / `get_archive`) writes through the daemon's view of the
+  container's filesystem: it refuses a read-only root, and a tmpfs mounted inside the
+  container is invisible to it. So `/box` is an anonymous **volume** (writable, exec allowed,
+  removed with the container); `/tmp` stays a small tmpfs that only the program uses.
+* `exec_run(demux=True)` keeps stdout (the supervisor's JSON) apart from stderr (Python's
+  warnings, `timeout`'s messages), which would otherwise corrupt the JSON.
+* Clean-up runs as uid 65534: root without CAP_DAC_OVERRIDE/CAP_FOWNER cannot remove what the
+  program made read-only; 65534 owns those files, makes them writable and removes them. A box
+  that survives is a container that is recycled.
+* The pool is a condition variable over `pool_size` slots: a release, healthy or not, wakes a
+  waiter, so more concurrent runs than containers (RUN_SLOTS > pool_size) queue, never hang.
 """
 
 from __future__ import annotations
@@ -14,7 +28,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import queue
 import tarfile
 import threading
 import uuid
@@ -23,6 +36,7 @@ from typing import Any
 from envgym.errors import SandboxUnavailable
 
 from .. import toolchain
+from .._supervise import _spawn_failure
 from ..pool import default_workers
 from .base import Backend, Spawn
 
@@ -37,73 +51,102 @@ class DockerBackend(Backend):
     isolated = True
 
     def __init__(self, image: str = DEFAULT_IMAGE, pool_size: int | None = None,
-                 recycle_after: int = 500, memory_mb: int = 2048) -> None:
-        self.client = _client()
+                 recycle_after: int = 500, memory_mb: int = 2048, client: Any = None) -> None:
+        self.client = client or _client()
         _require_image(self.client, image)
         self.image, self.recycle_after, self.memory_mb = image, recycle_after, memory_mb
         self.pool_size = pool_size or default_workers()
-        self._idle: queue.Queue = queue.Queue()
+        self._idle: list[Any] = []
         self._uses: dict[str, int] = {}
-        self._lock = threading.Lock()
+        self._starting = 0  # slots reserved by containers being created
+        self._cond = threading.Condition()
 
     # -- the warm pool --------------------------------------------------------------------
     def _create(self) -> Any:
+        from docker.types import Mount
+
         return self.client.containers.run(
             self.image, ["sleep", "infinity"], detach=True, init=True, auto_remove=True,
             network_mode="none", mem_limit=f"{self.memory_mb}m",
             memswap_limit=f"{self.memory_mb}m", pids_limit=256, nano_cpus=2_000_000_000,
             read_only=True, cap_drop=["ALL"], cap_add=["SETUID", "SETGID"],
             security_opt=["no-new-privileges"], labels={"envgym.sandbox": "1"},
-            tmpfs={"/box": "rw,exec,nosuid,size=512m,mode=1777",
-                   "/tmp": "rw,nosuid,size=64m,mode=1777"})
+            mounts=[Mount(target="/box", source=None, type="volume")],
+            tmpfs={"/tmp": "rw,nosuid,size=64m,mode=1777"})
 
     def _acquire(self) -> Any:
+        """An idle container, a new one if a slot is free, else wait for a release."""
+        with self._cond:
+            while not self._idle and len(self._uses) + self._starting >= self.pool_size:
+                self._cond.wait()
+            if self._idle:
+                return self._idle.pop()
+            self._starting += 1
         try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
-        with self._lock:
-            if len(self._uses) < self.pool_size:
-                container = self._create()
-                self._uses[container.id] = 0
-                return container
-        return self._idle.get()
+            container = self._create()
+        except BaseException:
+            with self._cond:
+                self._starting -= 1
+                self._cond.notify()
+            raise
+        with self._cond:
+            self._starting -= 1
+            self._uses[container.id] = 0
+        return container
 
     def _release(self, container: Any, healthy: bool) -> None:
-        with self._lock:
+        with self._cond:
             self._uses[container.id] += 1
-            if healthy and self._uses[container.id] < self.recycle_after:
-                self._idle.put(container)
-                return
-            del self._uses[container.id]
-        _remove(container)
+            keep = healthy and self._uses[container.id] < self.recycle_after
+            if keep:
+                self._idle.append(container)
+            else:
+                del self._uses[container.id]
+            self._cond.notify()  # an idle container or a free slot: either lets a waiter on
+        if not keep:
+            _remove(container)
 
     def close(self) -> None:
-        while not self._idle.empty():
-            _remove(self._idle.get_nowait())
-        self._uses.clear()
+        with self._cond:
+            idle, self._idle = self._idle, []
+            self._uses.clear()
+            self._cond.notify_all()
+        for container in idle:
+            _remove(container)
 
     # -- one run --------------------------------------------------------------------------
     def _spawn(self, job: Spawn) -> dict[str, Any]:
-        container = self._acquire()
+        try:
+            container = self._acquire()
+        except Exception as exc:  # the engine cannot start a container: an SE for this run
+            return _spawn_failure(f"docker: cannot create a container: {type(exc).__name__}: {exc}")
         box = f"/box/{uuid.uuid4().hex}"
         healthy = False
         try:
-            container.put_archive("/box", _archive(job, box))
+            if not container.put_archive("/box", _archive(job, box)):
+                raise RuntimeError("put_archive into /box was refused")
             result = container.exec_run(
                 ["timeout", "-s", "KILL", str(int(job.wall_s) + 10), "python3", _SUPERVISOR,
-                 f"{box}/spec.json"], user="0", demux=False)
-            raw = _parse(result.output)
+                 f"{box}/spec.json"], user="0", demux=True)
+            stdout, stderr = result.output or (None, None)
+            raw = _parse(stdout, stderr)
             if job.writable and raw.get("exit_code") == 0:
                 _fetch_binary(container, box, job.run_dir)
-            container.exec_run(["kill", "-KILL", "-1"], user=str(_NOBODY))
-            container.exec_run(["rm", "-rf", box], user="0")
-            healthy = raw.get("spawn_error") is None
+            healthy = _clean(container, box) and raw.get("spawn_error") is None
             return raw
         except Exception as exc:  # docker.errors.* and transport failures: an SE, not a WA
-            return {"spawn_error": f"docker: {type(exc).__name__}: {exc}"}
+            return _spawn_failure(f"docker: {type(exc).__name__}: {exc}")
         finally:
             self._release(container, healthy)
+
+
+def _clean(container: Any, box: str) -> bool:
+    """Kill what the run left and remove its box, as the uid that owns the program's files;
+    False (recycle the container) when anything survives."""
+    container.exec_run(["kill", "-KILL", "-1"], user=str(_NOBODY))
+    container.exec_run(["sh", "-c", f"chmod -R u+rwX {box} 2>/dev/null; rm -rf {box}"],
+                       user=str(_NOBODY))
+    return container.exec_run(["test", "!", "-e", box], user=str(_NOBODY)).exit_code == 0
 
 
 def _client() -> Any:
@@ -171,14 +214,18 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes, mode: int) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def _parse(output: bytes | None) -> dict[str, Any]:
+def _parse(stdout: bytes | None, stderr: bytes | None = None) -> dict[str, Any]:
+    """The supervisor's JSON from stdout; its stderr only explains a missing result."""
     try:
-        raw = json.loads(output or b"")
+        raw = json.loads(stdout or b"")
+        if not isinstance(raw, dict):
+            raise ValueError("not an object")
         raw.setdefault("spawn_error", None)
         return raw
     except ValueError:
-        text = (output or b"")[-300:].decode("utf-8", errors="replace")
-        return {"spawn_error": f"the in-container supervisor gave no result: {text!r}"}
+        text = ((stdout or b"")[-300:] + b" | " + (stderr or b"")[-300:]).decode(
+            "utf-8", errors="replace")
+        return _spawn_failure(f"the in-container supervisor gave no result: {text!r}")
 
 
 def _fetch_binary(container: Any, box: str, dest_dir: str) -> None:
@@ -194,6 +241,6 @@ def _fetch_binary(container: Any, box: str, dest_dir: str) -> None:
 
 def _remove(container: Any) -> None:
     try:
-        container.remove(force=True)
+        container.remove(force=True, v=True)  # v: its anonymous /box volume too
     except Exception:
         pass
