@@ -208,7 +208,10 @@ def _probe(env_id: str, env_kwargs: dict[str, Any]) -> tuple[list[dict[str, Any]
     """Build the environment once at start-up: bad `--env-arg`s fail here, not per session."""
     import envgym
     spec = envgym.spec(env_id)
-    env = envgym.make(env_id, **env_kwargs)
+    try:
+        env = envgym.make(env_id, **env_kwargs)
+    except TypeError as e:  # an --env-arg the constructor does not take
+        raise InvalidConfig(f"{env_id}: {e}") from e
     try:
         tools = env.tool_schemas() if hasattr(env, "tool_schemas") else []
     finally:

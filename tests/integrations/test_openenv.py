@@ -430,6 +430,8 @@ def test_serve_env_refuses_unknown_ids_and_bad_env_args(envgym_cmd):
     assert run.returncode == 2 and "TimeSeries-v0" in run.stderr  # the close match is named
     with pytest.raises(EnvGymError, match="series_length"):
         build_app(ServerConfig(ENV, {"series_length": 3}))
+    with pytest.raises(EnvGymError, match="no_such_option"):
+        build_app(ServerConfig(ENV, {"no_such_option": 1}))
 
 
 def test_multi_agent_environment_over_openenv(thread_server):
