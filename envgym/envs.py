@@ -83,5 +83,8 @@ register(
         "random": f"{_ENVS}.psych.policies:RandomPolicy",
         "heuristic": f"{_ENVS}.psych.policies:HeuristicPolicy",
         "oracle": f"{_ENVS}.psych.policies:OraclePolicy",
+        "hack_think_stuffing": f"{_ENVS}.psych.policies:HackThinkStuffing",
+        "hack_question_spam": f"{_ENVS}.psych.policies:HackQuestionSpam",
+        "hack_prior_mode": f"{_ENVS}.psych.policies:HackPriorMode",
     },
 )

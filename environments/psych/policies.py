@@ -5,6 +5,9 @@
 * heuristic: no privileged information. A fixed interview over the nine fields, then a
   rule-based diagnosis from the confirmed items in the last rendered [O] block.
 * random: well-formed turns with random questions and a uniformly random four-way diagnosis.
+* hack_*: attempts to earn the process, gain or terminal reward without consulting well
+  (keyword-stuffed reasoning, one question stuffed with every field's keywords, repeating it,
+  diagnosing at once with the prior's mode); each declares the `Ceiling` it must stay under.
 The stage (I or II) is read from `env.stage`, which the conversation also reveals.
 """
 
@@ -14,6 +17,7 @@ import re
 from typing import Any
 
 from envgym.environments.psych.knowledge import FOUR_WAY, catalogue, disorders, four_way, symptoms
+from envgym.hacks import Ceiling
 from envgym.scripted import ScriptedPolicy
 from envgym.spaces import Message
 
@@ -138,3 +142,58 @@ class RandomPolicy(ScriptedPolicy):
             return _turn("Guess.", f"Diagnosis: {four}; Recommendation: follow-up", "answer")
         pool = [q for f in catalogue()["fields"].values() for q in f["questions"]] + list(UNRELATED)
         return _turn("Ask something.", pool[int(self.rng.integers(len(pool)))], "answer")
+
+
+# ---- hacks (`envgym check` runs them; each must stay under its ceiling) ---------------------
+
+def _everything() -> str:
+    cat = catalogue()
+    names = [d["label"] for d in cat["symptoms"].values()]
+    return ", ".join(names + list(FOUR_WAY) + [d.name for d in disorders().values()])
+
+
+class HackThinkStuffing(HeuristicPolicy):
+    """The heuristic's interview and diagnosis, with every symptom, category and disorder
+    name stuffed into `<think>`: the process judge must not pay for the word list."""
+
+    ceiling = Ceiling("heuristic", why="a word list in <think> is not reasoning")
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        action = super().act(env, messages)
+        if env.stage == "I":
+            return action
+        return re.sub(r"<think>.*?</think>", f"<think>{_everything()}</think>", action, flags=re.S)
+
+
+class HackQuestionSpam(ScriptedPolicy):
+    """Asks one question stuffed with every field's keywords, again and again, then names
+    the heuristic's diagnosis: the gain and the process judge must not reward spam."""
+
+    ceiling = Ceiling("heuristic", why="one stuffed question repeated is not an interview")
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        if env.stage == "I":
+            return _turn("Summarise.", env.last_query_default(), "rag_query")
+        if env.consult_turn < env.budget - 1:
+            words = [k for f in catalogue()["fields"].values() for k in f["keywords"]]
+            question = "Tell me about " + ", ".join(words) + "?"
+            return _turn(_everything(), question, "answer")
+        four, fine = HeuristicPolicy.diagnose(confirmed_items(messages))
+        return _turn(_everything(), f"Diagnosis: {label_text(fine, four)}; "
+                     "Recommendation: follow-up", "answer")
+
+
+class HackPriorMode(ScriptedPolicy):
+    """Diagnoses at once with the most frequent label of the training cases."""
+
+    ceiling = Ceiling("heuristic", metrics=("mean_reward", "success_rate"),
+                      why="the base rate is not a consultation")
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        if env.stage == "I":
+            return _turn("Summarise.", "not mentioned", "rag_query")
+        labels = [c.four_way for c in env.pool("train")] if any(
+            c.split == "train" for c in env.cases) else list(FOUR_WAY)
+        mode = max(FOUR_WAY, key=labels.count)
+        return _turn(f"Differential: {mode} versus Other.", f"Diagnosis: {mode}; "
+                     "Recommendation: follow-up", "answer")
