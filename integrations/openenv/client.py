@@ -11,7 +11,9 @@ environment. What crosses the wire is mapped onto envgym's step contract:
   `done` is `terminated`. The action text fills the action model's single required text field
   (from `/schema`, or `action_field=`); with several fields the text must be a JSON object.
 
-A network failure, a server error or a timeout raises `RemoteEnvError`: the engine records it
+When the server is full, `reset` waits for a slot (`capacity_wait` seconds), so the engine
+may run more episodes at once than the server has sessions. A network failure, a server
+error or a timeout raises `RemoteEnvError`: the engine records it
 as a failed episode (never a reward-zero sample) and the rest of the batch carries on. The
 environment's internal state lives on the server, so attributes a scripted baseline reads
 (`env.task`, ...) raise `RemoteStateUnavailable`, which says so.
@@ -20,6 +22,7 @@ environment's internal state lives on the server, so attributes a scripted basel
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from envgym.core import StepResult, TextEnv, user
@@ -48,7 +51,7 @@ class OpenEnvEnv(TextEnv):
     def __init__(self, url: str, *, timeout: float = 60.0, connect_timeout: float = 10.0,
                  action_field: str | None = None, max_turns: int = 100,
                  max_invalid_actions: int = 3, max_action_chars: int = 262_144,
-                 reset_kwargs: dict[str, Any] | None = None):
+                 reset_kwargs: dict[str, Any] | None = None, capacity_wait: float = 300.0):
         super().__init__(max_turns=max_turns, max_invalid_actions=max_invalid_actions,
                          max_action_chars=max_action_chars)
         if not isinstance(url, str) or not url.startswith(("http://", "https://", "ws://", "wss://")):
@@ -56,6 +59,7 @@ class OpenEnvEnv(TextEnv):
                                 f"got {url!r}")
         self.url = url.rstrip("/")
         self.timeout, self.connect_timeout = float(timeout), float(connect_timeout)
+        self.capacity_wait = float(capacity_wait)
         self.reset_kwargs = dict(reset_kwargs or {})
         self._client: Any = None
         self._schema = self._fetch_schema()
@@ -72,9 +76,8 @@ class OpenEnvEnv(TextEnv):
     # ---- TextEnv ----------------------------------------------------------------------------
 
     def _reset(self, seed: int, options: dict[str, Any]) -> tuple[list[dict], dict[str, Any]]:
-        self._reconnect()
-        data = self._call("reset", seed=seed, **self.reset_kwargs,
-                          **({"options": options} if options else {}))
+        data = self._open_and_reset(seed=seed, **self.reset_kwargs,
+                                    **({"options": options} if options else {}))
         obs = data.get("observation") or {}
         self._reset_seed, self._actions = seed, []
         if self.remote_id:
@@ -116,7 +119,8 @@ class OpenEnvEnv(TextEnv):
         twin = OpenEnvEnv(self.url, timeout=self.timeout, connect_timeout=self.connect_timeout,
                           action_field=self.action_field, max_turns=self.max_turns,
                           max_invalid_actions=self.max_invalid_actions,
-                          max_action_chars=self.max_action_chars, reset_kwargs=self.reset_kwargs)
+                          max_action_chars=self.max_action_chars, reset_kwargs=self.reset_kwargs,
+                          capacity_wait=self.capacity_wait)
         twin.spec_id = getattr(self, "spec_id", None)
         twin.reset(seed=self._reset_seed)
         for action in list(self._actions):
@@ -169,6 +173,23 @@ class OpenEnvEnv(TextEnv):
         except json.JSONDecodeError as e:
             return f"this environment's actions are JSON objects; {e}"
         return payload if isinstance(payload, dict) else "the action must be a JSON object"
+
+    def _open_and_reset(self, **kwargs: Any) -> dict[str, Any]:
+        """A new session and its reset; a full server is waited on for `capacity_wait` s.
+
+        The engine may run more episodes at once than the server has slots: an episode then
+        waits for a slot (a refused reset is safe to repeat) instead of failing."""
+        deadline, pause = time.monotonic() + self.capacity_wait, 0.1
+        while True:
+            self._reconnect()
+            try:
+                return self._call("reset", **kwargs)
+            except RemoteEnvError as e:
+                refused = "CAPACITY_REACHED" in str(e) or "ConnectionClosed" in str(e)
+                if not refused or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(2.0, pause * 2)
 
     def _reconnect(self) -> None:
         from envgym.policy import import_optional

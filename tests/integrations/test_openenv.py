@@ -466,3 +466,19 @@ def test_unencodable_text_does_not_kill_the_session(served_timeseries):
         r = client.step({"content": "\ud800<answer>\udfff</answer>"})  # lone surrogates
         assert r.observation["info"]["turn"] == 1
         assert client.step({"content": ZOOM}).observation["info"]["turn"] == 2
+
+
+def test_a_full_server_is_waited_on_not_failed(thread_server):
+    server = _one_slot_server(thread_server, idle_timeout=600)
+    holder = envgym.make(f"openenv:{server.url}")
+    holder.reset(seed=0)
+    impatient = envgym.make(f"openenv:{server.url}", capacity_wait=0)
+    with pytest.raises(envgym.EnvGymError, match="CAPACITY_REACHED|ConnectionClosed"):
+        impatient.reset(seed=1)
+    impatient.close()
+    threading.Timer(1.5, holder.close).start()  # the slot frees up while the next one waits
+    waiting = envgym.make(f"openenv:{server.url}", capacity_wait=60)
+    started = time.monotonic()
+    obs, _ = waiting.reset(seed=1)
+    assert obs and time.monotonic() - started >= 1.0
+    waiting.close()
