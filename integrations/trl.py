@@ -22,6 +22,9 @@ rollout engine, sampling with the trainer's own model (shared, not copied), and 
   an episode that failed, which TRL leaves unscored rather than calling it zero),
   `turn_rewards` (the reward of every turn), `reward_components`, `env_success`, `env_error`.
 
+Sampling uses envgym's transformers backend on the trainer's module (TRL's vLLM settings do not
+apply), at the trainer's temperature / top-p / top-k, `max_completion_length` tokens per turn.
+
 The dataset carries each task's env seed inside its prompt messages (`envgym_seed`), because
 a `rollout_func` receives only the prompts; the environment is reset with that seed, so the
 episode is the task the prompt shows (checked, so a stale dataset fails loudly).

@@ -32,5 +32,7 @@ def config_from_environ(environ: dict[str, str] | None = None) -> ServerConfig:
 def __getattr__(name: str):
     """`app` is built on first access, so importing this module never builds an environment."""
     if name == "app":
-        return build_app(config_from_environ())
+        app = build_app(config_from_environ())
+        globals()["app"] = app
+        return app
     raise AttributeError(name)

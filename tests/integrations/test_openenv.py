@@ -482,3 +482,31 @@ def test_a_full_server_is_waited_on_not_failed(thread_server):
     obs, _ = waiting.reset(seed=1)
     assert obs and time.monotonic() - started >= 1.0
     waiting.close()
+
+
+def test_the_published_image_entrypoint_serves(tmp_path):
+    """The Dockerfile's CMD (uvicorn on the app module, configured by ENVGYM_* variables)."""
+    import os
+
+    from tests.integrations.conftest import free_port, wait_healthy
+
+    port, log = free_port(), tmp_path / "app.log"
+    env = {**os.environ, "ENVGYM_ENV_ID": ENV, "ENVGYM_ENV_ARGS": '{"max_rounds": 2}',
+           "ENVGYM_MAX_SESSIONS": "2"}
+    with open(log, "w") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "envgym.integrations.openenv.app:app",
+                                 "--host", "127.0.0.1", "--port", str(port)],
+                                stdout=sink, stderr=subprocess.STDOUT, env=env)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_healthy(url, proc=proc, log=log)
+        assert http.get(f"{url}/metadata").json()["name"] == ENV
+        remote = envgym.make(f"openenv:{url}")
+        try:
+            expected = envgym.make(ENV, max_rounds=2)
+            assert jsonable(remote.reset(seed=9)) == jsonable(expected.reset(seed=9))
+        finally:
+            remote.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
