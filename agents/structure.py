@@ -78,12 +78,29 @@ def collect_agents(policy: Any, env: Any, kwargs: dict[str, Any], first_seed: in
 
 
 def update_run_state(run: RunState, trajs: list[Trajectory]) -> None:
-    """Each environment's class learns from its own finished trajectories, in batch order."""
+    """Each environment's class learns from its own finished trajectories, in batch order.
+    Under torchrun every rank learns from every rank's episodes (gathered in rank order), so
+    the run state stays identical across ranks and rank 0's checkpoint resumes all of them."""
     by_env: dict[str, list[Trajectory]] = defaultdict(list)
-    for t in trajs:
+    for t in _gathered(trajs):
         by_env[t.env_id].append(t)
     for env_id, group in by_env.items():
         update_from(run, env_id, group)
+
+
+def _gathered(trajs: list[Trajectory]) -> list[Trajectory]:
+    """All ranks' trajectories, slimmed to what `update_run` reads (no tokens)."""
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return trajs
+    slim = [(t.env_id, t.agent_id, t.group_id, dict(t.meta), t.total_reward, t.error)
+            for t in trajs]
+    parts: list[Any] = [None] * dist.get_world_size()
+    dist.all_gather_object(parts, slim)
+    from envgym.trajectory import Turn
+    return [Trajectory(env_id=e, agent_id=a, group_id=g, meta=m, error=err,
+                       turns=[Turn(action="", reward=r)]) for part in parts for e, a, g, m, r, err in part]
 
 
 def drop_fixed_agents(credit: Any) -> Any:
