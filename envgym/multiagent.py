@@ -4,6 +4,13 @@ Observations, actions, rewards and infos are dicts keyed by agent. Every agent c
 `trainable` flag so that a simulated party (a fixed model, a scripted peer) can share the
 episode with the policy being trained; the learner only builds losses for trainable agents.
 The same `info` keys as `TextEnv` apply per agent.
+
+Training (`envgym train`, `agents/structure.py`): the engine's `collect_multi` plays every
+agent; agents named in the env config's `agents` table play that fixed policy and are made
+`trainable=False` (their trajectories feed reward stages such as `calibrated`, then leave the
+batch); the rest play the learner's policy. Groups are per (task, agent). State that must
+outlive an episode (IRT abilities, reward histories) belongs to the run: implement
+`bind_run` / `update_run` as described in `envgym.runstate`.
 """
 
 from __future__ import annotations
