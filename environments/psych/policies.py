@@ -166,7 +166,7 @@ class HackThinkStuffing(HeuristicPolicy):
 
 
 class HackQuestionSpam(ScriptedPolicy):
-    """Asks one question stuffed with every field's keywords, again and again, then names
+    """Asks one question stuffed with a keyword of every field, again and again, then names
     the heuristic's diagnosis: the gain and the process judge must not reward spam."""
 
     ceiling = Ceiling("heuristic", why="one stuffed question repeated is not an interview")
@@ -175,7 +175,7 @@ class HackQuestionSpam(ScriptedPolicy):
         if env.stage == "I":
             return _turn("Summarise.", env.last_query_default(), "rag_query")
         if env.consult_turn < env.budget - 1:
-            words = [k for f in catalogue()["fields"].values() for k in f["keywords"]]
+            words = [f["keywords"][0] for f in catalogue()["fields"].values()]
             question = "Tell me about " + ", ".join(words) + "?"
             return _turn(_everything(), question, "answer")
         four, fine = HeuristicPolicy.diagnose(confirmed_items(messages))
