@@ -209,3 +209,17 @@ def test_checker_passes():
 
     report = check("envgym/Search-v0")
     assert report.ok, report.render()
+
+
+def test_garbage_pays_less_than_any_judged_step():
+    """Under a judge the worst honest step pays -2 (think -1, query -1): a malformed action
+    must pay less, or writing garbage would beat an honest bad query."""
+    env = SearchEnv(judge="rule", max_turns=4)
+    env.reset(seed=0)
+    _, bad, *_ = env.step("<think></think><search>zzz qqq</search>")  # empty think, useless query
+    _, garbage, *_, info = env.step("lorem ipsum")
+    assert bad == -2.0 and garbage == -3.0 < bad and info["parse_error"]
+    plain = SearchEnv(max_turns=4)  # without a judge the usual small format penalty stays
+    plain.reset(seed=0)
+    _, r, *_ = plain.step("lorem ipsum")
+    assert -1.0 < r < 0
