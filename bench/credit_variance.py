@@ -38,7 +38,6 @@ from envgym.agents.policies.hf import HFPolicy
 from envgym.agents.sft import noisy_demonstrations, sft, tokenize_trajectories
 from envgym.agents.tiny import build_tiny_model
 from envgym.policy import SamplingParams
-from envgym.rollout import collect
 from envgym.tree import slate_trees
 
 ENV = "envgym/Search-v0"

@@ -3,11 +3,9 @@ own `<information>` parsed, trained or scored; IG scores the ids the policy saw.
 
 from __future__ import annotations
 
-import pytest
-
 from envgym.environments.search.ig import information_gain_ids, token_steps
-from envgym.rollout import branch, collect
 from envgym.policy import SamplingParams
+from envgym.rollout import branch, collect
 
 from search_token_policies import WritingPolicy, ig_searcher, overrun
 
