@@ -36,8 +36,8 @@ from envgym.agents.learner import (TokenBatch, attach_ig, build_batch, dist_info
                                    lr_lambda, make_reference, token_logprobs, unwrap)
 from envgym.agents.report import MetricsLogger, Progress, mean_ci, rollout_metrics
 from envgym.agents.steplog import write_step
-from envgym.agents.structure import (drop_fixed_agents, role_token_mask, structured_rollout,
-                                     update_run_state, warm_start_policy)
+from envgym.agents.structure import (drop_fixed_agents, env_kwargs, role_token_mask,
+                                     structured_rollout, update_run_state, warm_start_policy)
 from envgym.errors import EnvGymError, InvalidConfig
 from envgym.runstate import RunState, env_factory
 from envgym.tree import tree_metrics
@@ -90,7 +90,7 @@ def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_si
     structured = structured_rollout(policy, env, first_seed, n_tasks, group_size, cfg, sampling, run)
     if structured is not None:
         return structured
-    kwargs = {"max_turns": cfg.rollout.max_turns, **env.kwargs}
+    kwargs = env_kwargs(env, cfg)  # + rollout.max_turns where the constructor takes it
     if tree and cfg.rollout.branch_k:
         from envgym.tree import slate_trees
         return slate_trees(env.id, policy, first_seed=first_seed, n_tasks=n_tasks,
@@ -155,9 +155,14 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
     `kl_mask` (per token, 0/1) limits the KL term to some tokens (`ppo.kl_roles`)."""
     ppo, device = cfg.ppo, next(model.parameters()).device
     temperature = cfg.rollout.temperature
-    with torch.no_grad():  # the old policy's log-probs, recomputed by the learner itself
-        old = _logprobs_in_chunks(model, batch, temperature, device)
+    # One optimiser step per batch: the weights being updated are the ones that sampled, so
+    # the old log-probs are each forward's own, detached (ratio exactly 1); recomputing them
+    # would cost a whole extra forward pass over the batch.
+    reuse_old = ppo.epochs == 1 and ppo.minibatches == 1
+    with torch.no_grad():  # else the old policy's log-probs, recomputed by the learner itself
+        old = None if reuse_old else _logprobs_in_chunks(model, batch, temperature, device)
         ref = _logprobs_in_chunks(ref_model, batch, temperature, device) if ref_model else None
+    drift_sum = 0.0
     sums: dict[str, float] = {"loss": 0.0, "clip_frac": 0.0, "entropy": 0.0, "kl": 0.0,
                               "grad_norm": 0.0}
     tokens_seen, updates = 0.0, 0
@@ -175,7 +180,9 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
                 part = batch.select(micro).to(device)
                 logp, ent = token_logprobs(model, part, temperature, with_entropy=True)
                 m = part.loss_mask
-                old_mb = old[micro].to(device)
+                old_mb = logp.detach() if old is None else old[micro].to(device)
+                if old is None:
+                    drift_sum += float(((part.sample_logprobs - old_mb).abs() * m).sum())
                 ratio_logp = sequence_ratio_logp(logp, old_mb, m) if ppo.ratio == "sequence" else logp
                 if ppo.loss == "reinforce":
                     loss_tok, clipped = reinforce_loss(logp, part.advantages, m)
@@ -201,7 +208,9 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
             optimizer.zero_grad(set_to_none=True)
             updates += 1
     n_tok = max(tokens_seen, 1.0)
-    drift = ((batch.sample_logprobs - old).abs() * batch.loss_mask).sum() / batch.loss_mask.sum().clamp(min=1)
+    drift = (drift_sum if old is None else float(((batch.sample_logprobs - old).abs()
+                                                  * batch.loss_mask).sum())) \
+        / float(batch.loss_mask.sum().clamp(min=1))
     return {"loss": sums["loss"] / updates, "clip_frac": sums["clip_frac"] / n_tok,
             "entropy": sums["entropy"] / n_tok, "kl": sums["kl"] / n_tok,
             "grad_norm": sums["grad_norm"] / updates,
@@ -299,7 +308,7 @@ def check_endpoints(cfg: TrainConfig) -> None:
     for env in cfg.envs:
         if any(isinstance(v, str) and v.startswith(("http://", "https://"))
                for v in env.kwargs.values()):
-            envgym.make(env.id, **{"max_turns": cfg.rollout.max_turns, **env.kwargs}).close()
+            envgym.make(env.id, **env_kwargs(env, cfg)).close()
 
 
 def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: Any = None,

@@ -1,0 +1,159 @@
+"""A whole GRPO step, generation plus update: envgym's trainer against TRL's GRPOTrainer.
+
+    python bench/learner_vs_trl.py [--steps 12] [--rounds 2] [--threads 1]
+
+Both sides train the same offline tiny Qwen2 (fresh weights each run) on the same single-turn
+task (`bench/arith.py`: "Compute a+b=", reward 1 for the right sum) with the same settings:
+4 prompts x 4 samples per step, 64 completion tokens, temperature 1, AdamW at lr 1e-4, no KL,
+one optimiser step per generation (PPO clip 0.2 / 0.28, token-mean loss). Runs alternate
+A B A B in one process; the first `--warmup` steps of each run are left out. Each side
+reports its median step time, the split between generation (envgym: the engine's rollout;
+TRL: `_generate_and_score_completions`) and the update (everything else in the step), and
+generated tokens per second. `ratio` is envgym's tokens/s over TRL's: above 1, envgym is
+faster; below 1, it is slower, and the line says so. Needs the `bench` extra (trl).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import arith  # noqa: E402  (registers bench/Arith-v0)
+
+PROMPTS, GROUP, MAX_TOKENS, LR = 4, 4, 64, 1e-4
+
+
+def envgym_run(model_dir: Path, steps: int, seed: int) -> list[dict[str, float]]:
+    """Per step: seconds, generation seconds, generated tokens (from the trainer's metrics)."""
+    from envgym.agents.config import load_config
+    from envgym.agents.trainer import train
+
+    out = Path(tempfile.mkdtemp(prefix="envgym-bench-"))
+    cfg = load_config({
+        "seed": seed, "output_dir": str(out), "steps": steps, "checkpoint_every": 0,
+        "model": {"policy": str(model_dir)},
+        "envs": [{"id": arith.ENV_ID, "train_seeds": [0, 100_000],
+                  "eval_seeds": [100_000, 100_001]}],
+        "rollout": {"group_size": GROUP, "tasks_per_step": PROMPTS, "max_turns": 1,
+                    "max_tokens": MAX_TOKENS, "temperature": 1.0, "eval_episodes": 1},
+        "optim": {"lr": LR}, "ppo": {"kl_coef": 0.0, "loss_agg": "token_mean"},
+        "log": {"tensorboard": False, "progress": False}})
+    train(cfg, eval_at_start=False)
+    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    return [{"step_s": r["time/step_s"], "gen_s": r["time/rollout_s"],
+             "tokens": r["action_tokens"] * PROMPTS * GROUP}
+            for r in rows if r.get("step", 0) >= 1 and "time/step_s" in r]
+
+
+def trl_run(model_dir: Path, steps: int, seed: int) -> list[dict[str, float]]:
+    """The same for TRL: a callback times each optimiser step, a wrapper its generation."""
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
+    from trl import GRPOConfig, GRPOTrainer
+
+    problems = [arith.problem(s) for s in range(steps * PROMPTS)]
+    data = Dataset.from_dict({"prompt": [[{"role": "user", "content": p}] for p, _ in problems],
+                              "answer": [a for _, a in problems]})
+
+    def reward(completions, answer, **_):
+        return [arith.grade(c[0]["content"] if isinstance(c, list) else c, a)
+                for c, a in zip(completions, answer)]
+
+    args = GRPOConfig(
+        output_dir=tempfile.mkdtemp(prefix="trl-bench-"), per_device_train_batch_size=PROMPTS * GROUP,
+        num_generations=GROUP, max_completion_length=MAX_TOKENS, max_steps=steps,
+        learning_rate=LR, lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0,
+        max_grad_norm=1.0, beta=0.0, epsilon=0.2, epsilon_high=0.28, loss_type="dapo",
+        temperature=1.0, top_p=1.0, top_k=0, use_cpu=True, bf16=False, report_to="none",
+        save_strategy="no", logging_steps=1, disable_tqdm=True, seed=seed,
+        dataloader_num_workers=0, shuffle_dataset=False, gradient_checkpointing=False)
+    trainer = GRPOTrainer(model=AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32),
+                          reward_funcs=reward, args=args, train_dataset=data,
+                          processing_class=AutoTokenizer.from_pretrained(model_dir))
+    record: list[dict[str, float]] = []
+    gen = [0.0]
+    inner = trainer._generate_and_score_completions
+
+    def timed_generation(batch):
+        start = time.perf_counter()
+        try:
+            return inner(batch)
+        finally:
+            gen[0] += time.perf_counter() - start
+    trainer._generate_and_score_completions = timed_generation
+
+    class Timer(TrainerCallback):
+        def on_step_begin(self, *a, **k):
+            self.start, gen[0] = time.perf_counter(), 0.0
+
+        def on_step_end(self, *a, **k):
+            record.append({"step_s": time.perf_counter() - self.start, "gen_s": gen[0]})
+    trainer.add_callback(Timer())
+    with contextlib.redirect_stdout(sys.stderr):  # its per-step log dicts; stdout is ours
+        trainer.train()
+    lengths = [h["completions/mean_length"] for h in trainer.state.log_history
+               if "completions/mean_length" in h]
+    for r, n in zip(record, lengths):
+        r["tokens"] = n * PROMPTS * GROUP
+    return record
+
+
+def summary(steps: list[dict[str, float]]) -> dict[str, float]:
+    step = statistics.median(s["step_s"] for s in steps)
+    gen = statistics.median(s["gen_s"] for s in steps)
+    tokens = sum(s["tokens"] for s in steps) / sum(s["step_s"] for s in steps)
+    return {"median_step_s": round(step, 3), "generation_s": round(gen, 3),
+            "update_s": round(statistics.median(s["step_s"] - s["gen_s"] for s in steps), 3),
+            "tokens_per_s": round(tokens, 1),
+            "tokens_per_step": round(statistics.fmean(s["tokens"] for s in steps), 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--steps", type=int, default=12)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads, both sides")
+    parser.add_argument("--tiny", help="tiny model dir (built when omitted)")
+    args = parser.parse_args()
+    try:
+        import trl
+    except ImportError:
+        raise SystemExit("bench/learner_vs_trl.py needs TRL: pip install 'envgym[bench]'") from None
+    torch.set_num_threads(args.threads)
+    warnings.simplefilter("ignore", FutureWarning)
+    from envgym.agents.tiny import build_tiny_model
+    model_dir = Path(args.tiny or build_tiny_model(tempfile.mkdtemp(), include_envs=False))
+    runs: dict[str, list[dict[str, float]]] = {"envgym": [], "trl": []}
+    for r in range(args.rounds):  # A B A B: load drifts hit both sides alike
+        for name, run in (("envgym", envgym_run), ("trl", trl_run)):
+            steps = run(model_dir, args.steps + args.warmup, seed=r)
+            runs[name] += steps[args.warmup:]
+            print(json.dumps({"bench": "learner_vs_trl_run", "side": name, "round": r,
+                              **summary(steps[args.warmup:])}), file=sys.stderr, flush=True)
+    ours, theirs = summary(runs["envgym"]), summary(runs["trl"])
+    ratio = ours["tokens_per_s"] / theirs["tokens_per_s"]
+    print(json.dumps({
+        "bench": "learner_vs_trl", "trl_version": trl.__version__, "prompts": PROMPTS,
+        "group": GROUP, "max_tokens": MAX_TOKENS, "steps_per_run": args.steps,
+        "rounds": args.rounds, "threads": args.threads, "envgym": ours, "trl": theirs,
+        "ratio_tokens_per_s": round(ratio, 3),
+        "ratio_step_time_trl_over_envgym": round(theirs["median_step_s"] / ours["median_step_s"], 3),
+        "goal": ">= 1.5", "meets_goal": ratio >= 1.5,
+        "verdict": f"envgym is {ratio:.2f}x TRL's tokens/s" if ratio >= 1
+                   else f"envgym is SLOWER than TRL: {ratio:.2f}x its tokens/s"}))
+
+
+if __name__ == "__main__":
+    main()
