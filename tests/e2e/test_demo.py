@@ -13,7 +13,27 @@ import pytest
 from envgym.agents.demo import demo
 
 
-def test_reduced_demo_writes_the_report_and_logs_plain_progress(tmp_path, capsys, caplog):
+def _record_sandbox_probes(monkeypatch) -> list[str]:
+    """Every route to a sandbox backend records its call (a cached backend from an earlier
+    test would hide a probe from the backend module's own cache)."""
+    import envgym.environments.code.env as code_env
+    import envgym.sandbox as sandbox
+    import envgym.sandbox.backends as backends
+
+    calls: list[str] = []
+
+    def probe(name="auto"):
+        calls.append(str(name))
+        raise AssertionError("the demo asked for a sandbox backend")
+
+    for module in (code_env, sandbox, backends):
+        monkeypatch.setattr(module, "get_backend", probe)
+    return calls
+
+
+def test_reduced_demo_writes_the_report_and_logs_plain_progress(tmp_path, capsys, caplog,
+                                                                 monkeypatch):
+    probes = _record_sandbox_probes(monkeypatch)
     with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.WARNING):
         warnings.simplefilter("always")
         report = demo(tmp_path, steps=2, eval_episodes=6, sft_episodes=12, sft_epochs=1)
@@ -34,6 +54,7 @@ def test_reduced_demo_writes_the_report_and_logs_plain_progress(tmp_path, capsys
     # nothing here runs code, so no sandbox backend was probed or warned about
     said = [str(w.message) for w in caught] + [r.getMessage() for r in caplog.records]
     assert not [m for m in said if "sandbox" in m or "bubblewrap" in m], said
+    assert probes == []
 
 
 def test_html_report_is_self_contained(tmp_path):
