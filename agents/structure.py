@@ -31,8 +31,26 @@ import numpy as np
 from envgym.runstate import RunState, env_factory, update_from
 from envgym.trajectory import Trajectory
 
-__all__ = ["drop_fixed_agents", "is_multi_agent", "role_token_mask", "structured_rollout",
+__all__ = ["drop_fixed_agents", "env_kwargs", "is_multi_agent", "role_token_mask", "structured_rollout",
            "update_run_state", "warm_start_policy"]
+
+
+def env_kwargs(env: Any, cfg: Any) -> dict[str, Any]:
+    """The environment's constructor kwargs: its config `kwargs`, plus `rollout.max_turns`
+    when the constructor takes a `max_turns` (not every environment does: a debate has
+    phases, a consultation its own turn budget; the engine still stops at max_turns)."""
+    import inspect
+
+    from envgym.runstate import env_class
+
+    kwargs = dict(env.kwargs)
+    try:
+        params = inspect.signature(env_class(env.id)).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if "max_turns" in params or any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        kwargs.setdefault("max_turns", cfg.rollout.max_turns)
+    return kwargs
 
 
 def is_multi_agent(env_id: str) -> bool:
@@ -44,7 +62,7 @@ def structured_rollout(policy: Any, env: Any, first_seed: int, n_tasks: int, gro
                        cfg: Any, sampling: Any, run: RunState | None) -> list[Trajectory] | None:
     """The structured rollouts of this step for `env` (an `EnvConfig`), or None when the
     flat `collect` is what the method wants."""
-    kwargs = {"max_turns": cfg.rollout.max_turns, **env.kwargs}
+    kwargs = env_kwargs(env, cfg)
     engine = {"concurrency": 1} if cfg.rollout.deterministic else {}
     if is_multi_agent(env.id):
         return collect_agents(policy, env, kwargs, first_seed, n_tasks, group_size, sampling,
@@ -64,7 +82,7 @@ def collect_agents(policy: Any, env: Any, kwargs: dict[str, Any], first_seed: in
     from envgym.rollout import collect_multi
 
     fixed = dict(env.agents)
-    max_turns = kwargs.pop("max_turns", None)  # the engine's limit: a ParallelEnv has phases
+    max_turns = kwargs.pop("max_turns", None)  # the engine's limit, if the env took none
     if fixed:
         kwargs = {**kwargs, "trainable": {a: False for a in fixed}}
     trajs = collect_multi(env_factory(env.id, kwargs, run or RunState()), {"*": policy, **fixed},
