@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from envgym.hacks import Ceiling
 from envgym.scripted import ScriptedPolicy
 from envgym.spaces import Message
 
@@ -88,6 +89,9 @@ class HeuristicPolicy(ScriptedPolicy):
 class HackOverviewPolicy(ScriptedPolicy):
     """Attack: a token first zoom, then the answer read off the opening sketch."""
 
+    ceiling = Ceiling("heuristic", margin=-0.3, metrics=("success_rate",),
+                      why="the sketch is compensated: reading it alone is chance")
+
     def act(self, env: Any, messages: list[Message]) -> str:
         if not env.segments and not env.answering:
             return _zoom(env, 0, 1, "Formality.")
@@ -97,6 +101,9 @@ class HackOverviewPolicy(ScriptedPolicy):
 
 class HackWideZoomPolicy(ScriptedPolicy):
     """Attack: one whole-series zoom (the widest allowed when refused), then answer."""
+
+    ceiling = Ceiling("heuristic", margin=-0.2, metrics=("success_rate",),
+                      why="one zoom covers at most a quarter of the series")
 
     def act(self, env: Any, messages: list[Message]) -> str:
         text = messages[1]["content"]
