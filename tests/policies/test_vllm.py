@@ -218,3 +218,19 @@ def test_envgym_train_with_the_vllm_backend(tmp_path):
     # synced: ~2e-7; with the engine left at the initial weights it measured 0.16 at step 2
     assert all(r["logprob_drift"] < 1e-3 for r in steps), [r["logprob_drift"] for r in steps]
     assert (tmp_path / "run/final/config.json").is_file()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not (HAVE_VLLM and torch.cuda.is_available()), reason="needs vLLM and CUDA")
+def test_gpu_engine_on_this_ranks_device_matches_hf(model64, monkeypatch):
+    """The GPU build: CUDA graphs on (enforce_eager False), the engine on cuda:LOCAL_RANK."""
+    monkeypatch.setenv("LOCAL_RANK", str(torch.cuda.device_count() - 1))
+    vl = load_policy(f"vllm:{model64}", dtype="float32", gpu_memory_utilization=0.2)
+    assert torch.cuda.current_device() == torch.cuda.device_count() - 1
+    hf = load_policy(f"hf:{model64}", device=f"cuda:{torch.cuda.current_device()}",
+                     dtype="float32")
+    prompts = _prompts(hf)
+    greedy = SamplingParams(max_tokens=8, temperature=0)
+    assert [c.token_ids for c in vl.generate(prompts, greedy)] == \
+        [c.token_ids for c in hf.generate(prompts, greedy)]
+    vl.close()
