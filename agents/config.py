@@ -74,6 +74,9 @@ class EnvConfig(_Strict):
     train_seeds: tuple[int, int] = (0, 1_000_000)
     """Tasks are drawn from seeds in [lo, hi); keep eval seeds outside this range."""
     eval_seeds: tuple[int, int] = (1_000_000, 1_000_064)
+    eval_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Overrides of `kwargs` for evaluation, e.g. `{ split = "test" }`: a held-out pool for
+    environments that cycle through a finite task set."""
     agents: dict[str, str] = Field(default_factory=dict)
     """Multi-agent environments: agents that play a fixed policy (`agent_1 = "scripted:noisy"`),
     `trainable=False` and no gradient. Every other agent plays the learner's policy."""
@@ -88,7 +91,7 @@ class EnvConfig(_Strict):
         if a < d and c < b:
             raise ValueError("train_seeds and eval_seeds overlap: evaluation must use held-out tasks")
         from envgym.agents.structure import shared_tasks, task_pool_size
-        pool = task_pool_size(self.id, self.kwargs)
+        pool = None if self.eval_kwargs else task_pool_size(self.id, self.kwargs)
         if pool and (n := shared_tasks(self.train_seeds, self.eval_seeds, pool)):
             raise ValueError(f"{self.id} picks tasks by seed mod {pool}: train_seeds {list(self.train_seeds)} "
                              f"and eval_seeds {list(self.eval_seeds)} reach {n} of the same tasks; "

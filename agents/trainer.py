@@ -240,7 +240,8 @@ def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = No
     for k, env in enumerate(cfg.envs):
         lo, hi = env.eval_seeds
         n = min(cfg.rollout.eval_episodes, hi - lo)
-        trajs = rollout(policy, env, lo, n, 1, cfg, cfg.rollout.eval_temperature,
+        held_out = env.model_copy(update={"kwargs": {**env.kwargs, **env.eval_kwargs}})
+        trajs = rollout(policy, held_out, lo, n, 1, cfg, cfg.rollout.eval_temperature,
                         sampling_seed=cfg.seed + 7919 * (k + 1), run=run)
         done, failed = split_failed(trajs)  # a failed episode is not a zero reward
         name = env.id.split("/")[-1]
