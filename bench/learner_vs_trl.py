@@ -10,7 +10,7 @@ A B A B in one process; the first `--warmup` steps of each run are left out. Eac
 reports its median step time, the split between generation (envgym: the engine's rollout;
 TRL: `_generate_and_score_completions`) and the update (everything else in the step), and
 generated tokens per second. `ratio` is envgym's tokens/s over TRL's: above 1, envgym is
-faster; below 1, it is slower, and the line says so. Needs the `bench` extra (trl).
+faster; below 1, it is slower, and the line says so. Needs the `trl` extra.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def main() -> None:
     try:
         import trl
     except ImportError:
-        raise SystemExit("bench/learner_vs_trl.py needs TRL: pip install 'envgym[bench]'") from None
+        raise SystemExit("bench/learner_vs_trl.py needs TRL: pip install 'envgym[trl]'") from None
     torch.set_num_threads(args.threads)
     warnings.simplefilter("ignore", FutureWarning)
     from envgym.agents.tiny import build_tiny_model
