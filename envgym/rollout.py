@@ -23,8 +23,9 @@ in a thread pool, never on the event loop, under `step_timeout`. The pool has at
 while CPU-bound steps cannot use more threads than cores anyway and each thread costs memory.
 Waiting for a free worker is not counted as step time. A policy's prompts are
 gathered by a batcher: it fires one `generate` call when every live episode that uses the
-policy is waiting for it (or after `batch_wait` seconds), so a turn costs one batched call
-while slow environments overlap. An exception or timeout in an environment ends *that*
+policy is waiting for it, those still inside an environment step included, or once no prompt
+has arrived for `batch_wait` seconds; so a turn costs one batched call, and a straggler
+joins the next call rather than holding up the rest. An exception or timeout in an environment ends *that*
 episode as failed (`Trajectory.error`, outcome `{"success": False, "score": 0.0}`); the rest
 of the batch carries on. A policy failure fails the episodes of that call.
 
