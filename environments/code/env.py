@@ -12,6 +12,12 @@ Reward components: `pass` (terminal: 1/0 all hidden tests pass, or the fraction 
 `reward="fraction"`), `format` and `tool` (malformed turns, commands without a program),
 and optionally `progress` = progress_coef * (change of the public pass fraction between
 consecutive programs), kept separate for turn-level credit.
+
+Isolation. Programs are model-written, so the environment refuses a sandbox backend that is
+no security boundary (the hidden tests are package data a program could read off the disk):
+install bubblewrap or use `backend="docker"`, or pass `allow_unsafe_sandbox=True` (or set
+ENVGYM_ALLOW_UNSAFE_SANDBOX=1) to run unisolated on purpose. The bwrap backend shows a
+program the interpreter, its standard library and the compiler toolchain only.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ Reward components (MIND §4.4; each weight configurable through `weights=`):
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -418,10 +419,25 @@ def _load(dataset: str | None, dataset_format: str, n_cases: int, seed: int) -> 
             return generate_cases(n_cases, seed)
         from envgym.environments.psych.loader import load_cases
 
-        return load_cases(dataset, dataset_format)
+        return split_by_id(load_cases(dataset, dataset_format))
     key = ("psych", "cases", file_key(dataset), dataset_format if dataset else None,
            None if dataset else n_cases, seed if dataset is None else None)
     return shared(key, build)
+
+
+TEST_FRACTION = 0.3  # of a loaded dataset that ships no training split
+
+
+def split_by_id(cases: Sequence[Case]) -> list[Case]:
+    """Cases with a training split as they are; otherwise (MDD-5k, LingxiDiag exports) a
+    deterministic split by a hash of the case id, so that the prior, the hypothesis space and
+    the reasoning bank never learn from the cases they are evaluated on."""
+    if any(c.split == "train" for c in cases):
+        return list(cases)
+    rank = {c.id: zlib.crc32(c.id.encode()) % 1000 for c in cases}
+    keep = max(rank, key=rank.get, default=None)  # at least one training case
+    return [c.model_copy(update={"split": "test" if rank[c.id] < TEST_FRACTION * 1000
+                                 and c.id != keep else "train"}) for c in cases]
 
 
 def _shared_state(cases: Sequence[Case], case_seed: int, encoder: Encoder
@@ -430,7 +446,10 @@ def _shared_state(cases: Sequence[Case], case_seed: int, encoder: Encoder
     (cases, seed, encoder): they are read-only, and building them encodes hundreds of static
     texts. Keyed by object identity; the cached value holds the objects so ids stay unique."""
     def build():
-        train = [c for c in cases if c.split == "train"] or list(cases)
+        train = [c for c in cases if c.split == "train"]
+        if not train:
+            raise InvalidConfig("no training cases: the prior and the reasoning bank come from "
+                                "the training split only.")
         bank = ReasoningBank(build_bank(cases, seed=case_seed), encoder)
         bank.keys  # noqa: B018 - encode the static bank entries now, once
         return cases, encoder, (IntentMatcher(encoder), bank, Posterior(c.labels for c in train))

@@ -96,3 +96,30 @@ def test_think_stuffing_through_the_environment_earns_less_process(env_factory):
 def test_every_consult_hack_stays_under_its_ceiling():
     results = run_hacks("envgym/Consult-v0", episodes=40, env_kwargs={"encoder": "lexicon"})
     assert len(results) >= 3 and all(r.ok for r in results), [r.render() for r in results]
+
+
+def test_a_dataset_without_a_training_split_keeps_test_labels_out_of_the_prior(tmp_path,
+                                                                               env_factory):
+    import json
+
+    from envgym.environments.psych.cases import generate_cases
+    from envgym.environments.psych.env import split_by_id
+
+    cases = generate_cases(40, 3)
+    split = {c.id: c.split for c in split_by_id([c.model_copy(update={"split": "test"})
+                                                 for c in cases])}
+    assert set(split.values()) == {"train", "test"}
+    marked = next(c.id for c in cases if split[c.id] == "test")
+    path = tmp_path / "cases.jsonl"
+    with path.open("w") as fh:
+        for c in cases:
+            record = c.model_dump()
+            record.pop("split")  # an export with no split at all
+            if c.id == marked:  # a label set that only a test case carries
+                record["labels"], record["four_way"] = ["ocd", "ptsd"], "Other"
+            fh.write(json.dumps(record) + "\n")
+    env = env_factory(dataset=str(path))
+    assert {c.id: c.split for c in env.cases} == split
+    assert frozenset({"ocd", "ptsd"}) not in env.posterior.hypotheses
+    train_sets = {frozenset(c.labels) for c in env.cases if c.split == "train"}
+    assert set(env.posterior.hypotheses) == train_sets
