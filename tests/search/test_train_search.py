@@ -200,3 +200,21 @@ def test_a_judge_dying_mid_tree_fails_that_tree_with_the_reason(tiny_policy):
     failed = [k for k in kids if k.error is not None]
     assert failed and all("judge server" in k.error for k in failed)
     assert all(k.outcome == {"success": False, "score": 0.0} for k in failed)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+def test_slate_config_on_a_warm_started_tiny_model_samples_its_own_siblings(tmp_path):
+    """No scripted writer: the tiny model, warm-started by `envgym sft` on noisy scripted
+    demonstrations, samples every candidate itself; search-step siblings still differ."""
+    path = scaled("search_qwen15b_slate.toml", Path("tiny"), tmp_path / "warm",
+                  **{r'policy = "tiny"': 'policy = "tiny"\ntiny_hidden_size = 64\ntiny_layers = 2\n'
+                                         'warm_start = "sft"'})
+    path.write_text(path.read_text() + '\n[sft]\nscripted = { oracle = 0.4, heuristic = 0.3, '
+                    'random = 0.3 }\nepisodes = 128\nepochs = 8\nbatch_size = 16\nlr = 5e-3\n')
+    done = subprocess.run([sys.executable, "-m", "envgym.cli", "train", str(path)],
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [r for r in read_metrics(tmp_path / "warm" / "metrics.jsonl") if r.get("step", 0) >= 1]
+    assert len(rows) == 2 and all(r["slate/trees"] == 2 for r in rows)
+    assert max(r["slate/search_adv_abs_mean"] for r in rows) > 0
