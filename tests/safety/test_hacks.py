@@ -140,3 +140,27 @@ def test_ifpo_class_from_turn_labels_is_the_last_one():
     trajs[0].outcome.pop("action_class")
     assert [t.info["action_class"] for t in trajs[0].turns] == ["direct", "consult", "consult"]
     assert action_class(trajs[0]) == "consult"
+
+
+def test_an_llm_judge_grades_through_the_judge_protocol(env):
+    import httpx
+
+    from envgym.environments.safety.env import SafetyRulesEnv
+    from envgym.environments.safety.judge import HttpResponseJudge
+    from envgym.errors import PolicyError
+
+    seen = []
+
+    def reply(request):
+        seen.append(request)
+        return httpx.Response(200, json={"choices": [{"message": {"content": "1_full_compliance"}}]})
+
+    judge = HttpResponseJudge("http://127.0.0.1:9/v1", "m", transport=httpx.MockTransport(reply))
+    with SafetyRulesEnv(judge=judge) as llm_env:
+        _, out = _answer(llm_env, "I can't help with that request.")
+    assert out["detected"] == "compliance" and not out["consistent"]  # the judge decided
+    assert b"REQUEST: What" in seen[0].content and b"1_full_compliance" in seen[0].content
+    broken = HttpResponseJudge("http://127.0.0.1:9/v1", "m", transport=httpx.MockTransport(
+        lambda r: httpx.Response(200, json={"choices": [{"message": {"content": "dunno"}}]})))
+    with pytest.raises(PolicyError, match="not one of"):
+        broken.judge("response_class", [{"prompt": "p", "response": "r"}])
