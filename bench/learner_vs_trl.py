@@ -71,14 +71,16 @@ def trl_run(model_dir: Path, steps: int, seed: int) -> list[dict[str, float]]:
                 for c, a in zip(completions, answer)]
 
     args = GRPOConfig(
-        output_dir=tempfile.mkdtemp(prefix="trl-bench-"), per_device_train_batch_size=PROMPTS * GROUP,
+        output_dir=tempfile.mkdtemp(prefix="trl-bench-"),
+        per_device_train_batch_size=PROMPTS * GROUP,
         num_generations=GROUP, max_completion_length=MAX_TOKENS, max_steps=steps,
         learning_rate=LR, lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0,
         max_grad_norm=1.0, beta=0.0, epsilon=0.2, epsilon_high=0.28, loss_type="dapo",
         temperature=1.0, top_p=1.0, top_k=0, use_cpu=True, bf16=False, report_to="none",
         save_strategy="no", logging_steps=1, disable_tqdm=True, seed=seed,
         dataloader_num_workers=0, shuffle_dataset=False, gradient_checkpointing=False)
-    trainer = GRPOTrainer(model=AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32),
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
+    trainer = GRPOTrainer(model=model,
                           reward_funcs=reward, args=args, train_dataset=data,
                           processing_class=AutoTokenizer.from_pretrained(model_dir))
     record: list[dict[str, float]] = []
@@ -149,7 +151,8 @@ def main() -> None:
         "group": GROUP, "max_tokens": MAX_TOKENS, "steps_per_run": args.steps,
         "rounds": args.rounds, "threads": args.threads, "envgym": ours, "trl": theirs,
         "ratio_tokens_per_s": round(ratio, 3),
-        "ratio_step_time_trl_over_envgym": round(theirs["median_step_s"] / ours["median_step_s"], 3),
+        "ratio_step_time_trl_over_envgym": round(theirs["median_step_s"]
+                                                 / ours["median_step_s"], 3),
         "goal": ">= 1.5", "meets_goal": ratio >= 1.5,
         "verdict": f"envgym is {ratio:.2f}x TRL's tokens/s" if ratio >= 1
                    else f"envgym is SLOWER than TRL: {ratio:.2f}x its tokens/s"}))

@@ -24,7 +24,8 @@ import numpy as np
 from envgym.registration import load_entry_point, make, spec
 from envgym.trajectory import Trajectory
 
-__all__ = ["MAX_ERROR_RATE", "aggregate", "evaluate", "failure_reasons", "pass_at_k", "run_episodes"]
+__all__ = ["MAX_ERROR_RATE", "aggregate", "evaluate", "failure_reasons", "pass_at_k",
+           "run_episodes"]
 
 MAX_ERROR_RATE = 0.1
 """Default share of failed episodes above which `envgym eval` exits non-zero."""

@@ -16,7 +16,8 @@ NUMBERED = ("{% for message in messages %}{{ '<|im_start|>' + message['role'] }}
             "{{ '\\n' + message['content'] + '<|im_end|>\\n' }}{% endfor %}"
             "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
 LATE_CHANGE = ("{% for message in messages %}"
-               "{% if loop.index > 24 and message['role'] != 'assistant' %}{{ '[late]' }}{% endif %}"
+               "{% if loop.index > 24 and message['role'] != 'assistant' %}"
+               "{{ '[late]' }}{% endif %}"
                "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
                "'<|im_end|>\\n' }}{% endfor %}"
                "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
@@ -80,7 +81,7 @@ def test_the_debug_mode_checks_every_turn(tok, monkeypatch):
     first = next(i for i, (h, n, e) in enumerate(steps)
                  if "[late]" in ref.observation_text(h, n, e)
                  and n[0]["role"] != "continuation")
-    for i, (history, new, ended) in enumerate(steps[:first]):
+    for history, new, ended in steps[:first]:
         chat.observation_ids(history, new, ended)
     with pytest.raises(TemplateError):
         chat.observation_ids(*steps[first])
