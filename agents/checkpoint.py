@@ -4,6 +4,11 @@ A checkpoint holds everything the next step depends on: model and optimizer and 
 states, every RNG (python, numpy, torch CPU and CUDA), the data cursor and the step. It is
 written into a temporary directory that is renamed into place, and the `latest` pointer is
 replaced atomically after it, so a kill at any moment leaves the previous checkpoint intact.
+
+Under FSDP the model and optimizer states are gathered to full tensors (keyed like the plain
+model's), so a checkpoint does not depend on the number of ranks. A resumed FSDP run repeats
+the rollouts and losses of the uninterrupted one exactly; its gradients agree to a few float32
+ulps (measured 7e-12 on Adam's first moment after one resumed step), not bit for bit.
 """
 
 from __future__ import annotations

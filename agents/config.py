@@ -46,7 +46,7 @@ class ModelConfig(_Strict):
     strategy: Literal["auto", "ddp", "fsdp"] = "auto"
     """Under `torchrun`: `ddp` replicates the model; `fsdp` shards parameters, gradients and
     optimizer state (FSDP2 `fully_shard`, one unit per decoder layer). `auto` = ddp."""
-    logprob_chunk: int = Field(1024, ge=1)
+    logprob_chunk: int = Field(256, ge=1)
     """Loss positions projected to the vocabulary at a time (peak memory of the log-probs)."""
     device: str = "auto"
     gradient_checkpointing: bool = False

@@ -5,16 +5,20 @@ hook) and then, with more than one rank, in DDP or FSDP2's `fully_shard` (one un
 decoder layer plus the root, so only one layer's full parameters are materialised at a time).
 
 Memory per rank for full fine-tuning with AdamW, P parameters, N ranks (bytes per parameter:
-fp32 master 4, fp32 gradient 4, Adam moments 8 = 16):
+fp32 master 4, fp32 gradient 4, Adam moments 8 = 16). Qwen2.5-7B: P = 7.6e9, 28 layers,
+hidden 3584, vocabulary 152k.
 
-    DDP:  16 P                     7B: 112 GB per rank, more than an 80 GB GPU, before activations
-    FSDP: 16 P / N + 2 P_layer     7B on 8 ranks: 14 GB + ~0.9 GB for the gathered bf16 layer
+    DDP:  16 P                     122 GB per rank: more than an 80 GB GPU before activations
+    FSDP: 16 P / N + 2 P_layer     on 8 ranks 15.2 GB + ~0.9 GB (one gathered bf16 layer, and
+                                   the next one prefetched)
 
-plus activations (gradient checkpointing keeps one hidden state per layer: 2 B * tokens *
-hidden * layers, 7B at 16k tokens per micro-batch: ~4 GB) and the vocabulary projection,
-which `LogprobModel` computes in chunks at loss positions only (1024 rows * 152k vocab * 4 B =
-0.6 GB instead of tokens * vocab * 4 B = 10 GB at 16k tokens). The KL reference is sharded the
-same way in bf16 (2 P / N: 1.75 GB at 7B on 8 ranks), or is LoRA's disabled-adapter view.
+plus activations (gradient checkpointing keeps one bf16 hidden state per layer: 2 B * tokens *
+hidden * layers = 3.3 GB at 16k tokens per micro-batch) and the vocabulary projection, which
+`LogprobModel` computes in chunks of 256 loss positions (256 * 152k * 4 B = 0.16 GB per fp32
+temporary, a few alive at once) instead of tokens * vocab * 4 B = 10 GB per temporary at 16k
+tokens. The KL reference is sharded the same way in bf16 (2 P / N = 1.9 GB on 8 ranks), or is
+LoRA's disabled-adapter view (0 bytes). Total on 8 x 80 GB: ~22 GB per rank plus the vLLM
+engine's share (`vllm_gpu_memory_utilization`: bf16 weights 15 GB + KV cache).
 
 Collectives: FSDP all-gathers in every forward, so every rank must run the same number of
 forwards. `lockstep_logprobs` and `zero_backward` keep ranks with fewer (or no) sequences in

@@ -176,7 +176,8 @@ class LogprobModel(torch.nn.Module):
 
     Memory: the vocabulary projection runs only at the requested positions, in chunks of
     `chunk` rows, and under autograd each chunk is recomputed in backward (checkpointed), so
-    at most one `[chunk, vocab]` fp32 block is alive instead of `[batch, seq, vocab]`.
+    only one `[chunk, vocab]` fp32 block (and its few temporaries: 256 x 152k x 4 B = 0.16 GB
+    each) is alive instead of `[batch, seq, vocab]`.
     Mixed precision: with `compute_dtype` (bf16/fp16) the forward runs under
     `torch.autocast` while the parameters (and so AdamW's state) stay fp32 master weights;
     tiny updates (lr 1e-6) survive, which they do not in bf16 parameters.
@@ -185,7 +186,7 @@ class LogprobModel(torch.nn.Module):
     """
 
     def __init__(self, model: Any, compute_dtype: torch.dtype | None = None,
-                 disable_adapter: bool = False, chunk: int = 1024):
+                 disable_adapter: bool = False, chunk: int = 256):
         super().__init__()
         self.module = model
         self.compute_dtype, self.disable_adapter, self.chunk = compute_dtype, disable_adapter, chunk
