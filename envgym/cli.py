@@ -178,8 +178,12 @@ def rollout(
                          env_kwargs=parse_env_args(env_arg), out=str(out_file), progress=True,
                          workers=workers)
     summary = aggregate(env, spec if isinstance(spec, str) else json.dumps(spec), trajs)
-    err.print(f"wrote {len(trajs)} trajectories to {out_file}: mean reward "
-              f"{summary['mean_reward']:.3f}, success {summary['success_rate']:.3f}")
+    scored = (f"mean reward {summary['mean_reward']:.3f}, success {summary['success_rate']:.3f}"
+              if summary["completed"] else "no episode completed")
+    err.print(f"wrote {len(trajs)} trajectories to {out_file}: {scored} "
+              f"({summary['errors']} failed, not scored)")
+    for reason, count in summary["failures"].items():
+        err.print(f"  {count} × {reason}")
 
 
 def _checked_run_args(env: str, policy: list[str], out_file: Path | None) -> Any:

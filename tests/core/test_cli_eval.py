@@ -147,3 +147,19 @@ def test_rollout_command_checks_its_out_path_before_running(tmp_path):
     result = runner.invoke(app, ["rollout", "--env", "envgym/TimeSeries-v0", "--policy",
                                  "scripted:random", "--out", str(tmp_path / "r.jsonl"), "-g", "0"])
     assert result.exit_code == 2 and "--group-size" in result.output
+
+
+def test_rollout_command_reports_failed_episodes_apart(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "dead.jsonl"
+    cmd = [sys.executable, "-m", "envgym.cli", "rollout", "--env", "envgym/TimeSeries-v0",
+           "--policy", f"openai:http://127.0.0.1:{_free_port()}#m", "-n", "1", "--out", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert proc.returncode == 0, proc.stderr  # the trajectories are written, failures and all
+    assert "no episode completed (1 failed, not scored)" in " ".join(proc.stderr.split())
+    (traj,) = read_trajectories(out)
+    assert traj.error and "PolicyError" in traj.error
