@@ -29,7 +29,7 @@ def _config(name: str, out: Path, model: Path | None, steps: int, **rollout):
 
 def _step_trajectories(out: Path, step: int):
     from envgym.trajectory import read_trajectories
-    return read_trajectories(out / "trajectories" / f"step_{step:06d}.jsonl")
+    return list(read_trajectories(out / "trajectories" / f"step_{step:06d}.jsonl"))
 
 
 def _run_state(out: Path, step: int) -> dict:
