@@ -114,33 +114,123 @@ def _first_with_tokens(trajs) -> int:
                 if t.meta.get("credit") and any(x.action_token_ids for x in t.turns))
 
 
-@needs_browser
-def test_training_run_view_shows_the_advantages_the_trainer_used(tmp_path, model):
-    run = _train(tmp_path, model, "envgym/TimeSeries-v0", TS_KWARGS, ["grpo"])
+CONFIGS = Path(__file__).resolve().parents[2] / "agents" / "configs"
+
+
+def _scaled(name: str, model: Path, out: Path, extra: dict[str, str]) -> Path:
+    """A shipped config with only its sizes and model changed (the method settings stay)."""
+    text = (CONFIGS / name).read_text()
+    edits = {r'policy = ".*"': f'policy = "{model}"', r'backend = "vllm"': 'backend = "hf"',
+             r'dtype = "bfloat16"': 'dtype = "float32"',
+             r"gradient_checkpointing = true": "gradient_checkpointing = false",
+             r'output_dir = ".*"': f'output_dir = "{out}"', r"\nsteps = \d+": "\nsteps = 1",
+             r"checkpoint_every = \d+": "checkpoint_every = 0",
+             r"max_tokens = \d+": "max_tokens = 48", r"eval_episodes = \d+": "eval_episodes = 1",
+             r"tensorboard = \w+": "tensorboard = false\nprogress = false",
+             r"eval_every = \d+": "eval_every = 0", r"minibatches = \d+": "minibatches = 1",
+             r"grad_accum = \d+": "grad_accum = 1"}
+    for pattern, repl in edits.items():  # where the config has them
+        text = re.sub(pattern, repl, text)
+    for pattern, repl in extra.items():  # what this test insists on
+        text, n = re.subn(pattern, repl, text)
+        assert n, f"{pattern!r} not in {name}"
+    path = out.parent / f"scaled_{name}"
+    path.write_text(text)
+    return path
+
+
+def _check_page_against_stored(run: Path, tmp: Path, pick, shot: str | None = None) -> dict:
+    """Open the view of `run` on the episode `pick` chooses; every token's tooltip must show
+    the advantage the trainer stored for it. Returns what was checked."""
     r = _cli("view", str(run))
     assert r.returncode == 0, r.stderr
     page = run / "view.html"
-    text = page.read_text()
-    assert not re.search(r'(src|href)="(https?:)?//', text), "the page must not load anything"
-
+    assert not re.search(r'(src|href)="(https?:)?//', page.read_text()), "no network loads"
     trajs = [t for f in sorted((run / "trajectories").glob("step_*.jsonl"))
              for t in read_trajectories(f)]
-    i = _first_with_tokens(trajs)
-    dom = _dom(page, f"ep={i}", tmp_path)
-    toks = _tokens(dom, _episode_part(dom))
-    stored = trajs[i].meta["credit"]["advantages"]
-    expected = [a for turn_adv in stored for a in turn_adv]
+    i = pick(trajs)
+    dom = _dom(page, f"ep={i}", tmp)
+    part = _episode_part(dom)
+    toks = _tokens(dom, part)
+    credit = trajs[i].meta["credit"]
+    expected = [(a, trained) for adv, trained in zip(credit["advantages"], credit["trained"])
+                for a in adv]
     assert len(toks) == len(expected) > 0
-    for (_, _, adv, lp, trained, title), want in zip(toks, expected):
+    for (cls, _, adv, lp, trained, title), (want, turn_trained) in zip(toks, expected):
         assert float(adv) == pytest.approx(want, abs=1e-9)
         assert f"advantage: {want:.4f}" in title
-        assert trained == "1"
+        assert trained == ("1" if turn_trained else "0")
     lps = [x for t in trajs[i].turns for x in t.action_logprobs]
     assert [float(t[3]) for t in toks] == pytest.approx(lps, abs=1e-4)
-    # observations are shown and marked untrained
-    assert re.search(r'class="obs untrained" data-trained="0"', _episode_part(dom))
-    _screenshot(page, f"ep={i}", tmp_path / "view.png", tmp_path)
-    assert (tmp_path / "view.png").stat().st_size > 10_000
+    assert re.search(r'class="obs untrained" data-trained="0"', part)  # observations untrained
+    if shot:
+        _screenshot(page, f"ep={i}", Path(shot), tmp)
+        assert Path(shot).stat().st_size > 10_000
+    return {"traj": trajs[i], "tokens": toks, "dom": part}
+
+
+@needs_browser
+def test_artist_run_view_shows_the_hierarchical_advantages_used(tmp_path, model, monkeypatch):
+    """The shipped ARTIST config (scaled to the tiny model): controller and reasoner turns,
+    each token's tooltip the advantage `hierarchical` gave it."""
+    from envgym.agents.config import load_config
+
+    from search_token_policies import WritingPolicy
+    from envgym.agents import trainer
+
+    def zoom_then_guess(prompt: str, rng) -> str:
+        """One valid zoom, then a random letter: the reasoner samples disagree."""
+        if "<zoom>[0, 100]</zoom>" not in prompt:
+            return "<think>look</think><zoom>[0, 100]</zoom>"
+        return f"<think>so</think><answer>{'AB'[int(rng.integers(2))]}</answer>"
+
+    real = trainer.make_rollout_policy
+    monkeypatch.setattr(trainer, "make_rollout_policy",
+                        lambda *a, **k: WritingPolicy(real(*a, **k), zoom_then_guess, seed=3))
+    cfg = load_config(_scaled("timeseries_artist_cpu.toml", model, tmp_path / "run",
+                                    {r'warm_start = "sft"': 'warm_start = "none"',
+                                     r"reasoner_samples = \d+": "reasoner_samples = 3",
+                                     r"tasks_per_step = \d+": "tasks_per_step = 1",
+                                     r"max_tokens = \d+": "max_tokens = 10"}))
+    cfg.log.trajectories = True
+    trainer.train(cfg, eval_at_start=False)
+
+    def reasoner_with_signal(trajs):
+        """An episode whose trained reasoner turn got a non-zero advantage."""
+        return next(i for i, t in enumerate(trajs) if t.meta.get("credit") and any(
+            x.role == "reasoner" and trained and any(abs(a) > 0 for a in adv)
+            for x, adv, trained in zip(t.turns, t.meta["credit"]["advantages"],
+                                       t.meta["credit"]["trained"])))
+
+    shot = os.environ.get("ENVGYM_VIEW_SCREENSHOT") or str(tmp_path / "view.png")
+    seen = _check_page_against_stored(tmp_path / "run", tmp_path, reasoner_with_signal, shot)
+    roles = re.findall(r'<span class="badge">(controller|reasoner)</span>', seen["dom"])
+    assert "controller" in roles and "reasoner" in roles
+
+
+@needs_browser
+def test_ig_run_view_outlines_query_spans_with_their_credit(tmp_path, model, monkeypatch):
+    """The shipped IG-Search config (scaled): query-span tokens outlined, IG-modulated
+    advantages in their tooltips."""
+    from search_token_policies import WritingPolicy, ig_searcher
+    from envgym.agents import trainer
+    from envgym.agents.config import load_config
+
+    real = trainer.make_rollout_policy
+    monkeypatch.setattr(trainer, "make_rollout_policy",
+                        lambda *a, **k: WritingPolicy(real(*a, **k), ig_searcher, seed=1))
+    cfg = load_config(_scaled("search_qwen05b.toml", model, tmp_path / "run",
+                                    {r"tasks_per_step = \d+": "tasks_per_step = 2"}))
+    cfg.log.trajectories, cfg.steps = True, 1
+    trainer.train(cfg, eval_at_start=False)
+
+    def with_spans(trajs):
+        return next(i for i, t in enumerate(trajs) if t.meta.get("credit")
+                    and any(s.token_start is not None for x in t.turns for s in x.spans))
+
+    seen = _check_page_against_stored(tmp_path / "run", tmp_path, with_spans)
+    outlined = [t for t in seen["tokens"] if "inspan" in t[0]]
+    assert outlined and all("span: " in t[5] for t in outlined)
 
 
 @needs_browser
