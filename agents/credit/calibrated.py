@@ -6,8 +6,9 @@ What it reads, all written by the engine from the environment (`Debate-v0`'s
 
 * `meta["mode"]` — the episode's mode; a trajectory without it is refused, never given the
   cooperative sign by default;
-* `meta["task_group"]` — the question the agents' groups belong to (else `group_id`);
-* `meta["episode_id"]` — which debate of that question (else the agent-order rank);
+* `meta["task_group"]` — the question the agents' groups belong to, and
+  `meta["episode_id"]` — which debate of that question. Both are required: guessing them
+  from `group_id` (one per agent) would pair nobody and silently calibrate nothing;
 * `meta["reward_history"][agent]` — `{"mean", "std", "n"}` of that agent's returns over the
   run's recent episodes (previous steps), the partner's reward distribution.
 """
@@ -24,13 +25,15 @@ from envgym.trajectory import Trajectory
 MODES = {"cooperative": 1.0, "competitive": -1.0}
 
 
+REQUIRED_META = ("mode", "task_group", "episode_id")
+
+
 def _episode_key(traj: Trajectory, rank: int) -> str:
-    return str(traj.meta.get("episode_id", rank))
+    return str(traj.meta["episode_id"])
 
 
 def _task_key(traj: Trajectory) -> str:
-    return str(traj.meta.get("task_group", traj.group_id if traj.group_id is not None
-                             else traj.task_id))
+    return str(traj.meta["task_group"])
 
 
 def calibrated(batch: CreditBatch, *, beta: float = 0.5, eps: float = 1e-6, clip: float = 3.0,
@@ -50,6 +53,11 @@ def calibrated(batch: CreditBatch, *, beta: float = 0.5, eps: float = 1e-6, clip
         raise ValueError(f"credit `calibrated`: stats must be 'history' or 'group', not {stats!r}")
     trajs, new = batch.trajectories, batch.returns.copy()
     for i, t in enumerate(trajs):
+        missing = [k for k in REQUIRED_META if k not in t.meta]
+        if missing:
+            raise ValueError(f"credit `calibrated`: trajectory {i} ({t.group_id}) lacks meta "
+                             f"{missing}; multi-agent episodes get them from the engine and "
+                             "`envgym train` (agents.structure.collect_agents)")
         if t.error is None and t.meta.get("mode") not in MODES:
             raise ValueError(f"credit `calibrated`: trajectory {i} ({t.group_id}) has meta mode "
                              f"{t.meta.get('mode')!r}; the environment must record the "

@@ -69,7 +69,7 @@ def test_hierarchical_splits_the_answer_turn_by_role_components():
 
 
 def test_calibrated_shifts_by_partner_zscore_and_flips_when_competitive():
-    trajs = [traj("q", turn(r), agent_id=a, meta={"episode_id": e, "mode": m})
+    trajs = [traj(f"q/{a}", turn(r), agent_id=a, meta={"episode_id": e, "mode": m, "task_group": "q"})
              for a, e, r, m in [("a", 0, 1, "cooperative"), ("a", 1, 0, "competitive"),
                                 ("b", 0, 2, "cooperative"), ("b", 1, 0, "competitive")]]
     b = compute_credit(trajs, ["calibrated", "grpo"], {"calibrated": {"beta": 0.5}})

@@ -50,6 +50,9 @@ def test_debate_ilr_config_trains_with_run_level_irt_that_resumes_exactly(tmp_pa
     assert np.abs(irt.theta).max() > 0.05 and len(irt.history) == 2 * 4 * 2 * 2
     trajs = [t for s in (1, 2) for t in _step_trajectories(tmp_path / "a", s)]
     assert all(t.meta["mode"] in ("cooperative", "competitive") for t in trajs)
+    levels = {m: {t.meta["level"] for t in trajs if t.meta["mode"] == m}
+              for m in ("cooperative", "competitive")}
+    assert all(levels.values()) and len(levels["cooperative"] | levels["competitive"]) >= 3
     trained = [t for t in trajs if t.meta["credit"] is not None]
     assert trained and all(t.agent_id == "agent_0" for t in trained)  # agent_1 is fixed
     # kill-and-resume: one step, then resume to two; the run's IRT state matches exactly
