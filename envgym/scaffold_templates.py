@@ -326,7 +326,8 @@ class __CLASS__Env(MultiAgentTextEnv):
         seed = self.seed_rng(seed)
         rng = np.random.default_rng(seed)
         self.agents = list(self.possible_agents)
-        self.amounts = {a: int(v) for a, v in zip(self.agents, rng.integers(1, 100, len(self.agents)))}
+        values = rng.integers(1, 100, len(self.agents))
+        self.amounts = {a: int(v) for a, v in zip(self.agents, values, strict=True)}
         self.said = dict.fromkeys(self.agents)
         self.round, self.task_id = 1, f"split-ledger-{seed}"
         obs = {a: [system(f"You are {a}."), user(
@@ -390,8 +391,10 @@ class __CLASS__Env(MultiAgentTextEnv):
         return None
 '''
 
-MULTI_POLICIES = '''"""Scripted policies for `__ENV_ID__` (one instance per agent; each learns which agent it
-plays from the `You are agent_k.` system message).
+MULTI_POLICIES = '''"""Scripted policies for `__ENV_ID__`.
+
+The engine makes one instance per agent; each learns which agent it plays from the
+`You are agent_k.` system message.
 
 * `random`: says and answers random numbers (a floor);
 * `oracle`: says its true amount, then answers the true total (it may look at `env`);
