@@ -1,7 +1,7 @@
 """Per-step trajectories of a training run, with the advantages the trainer actually used.
 
 With `[log] trajectories = true` the trainer writes `OUT/trajectories/step_NNNNNN.jsonl`
-after credit: every trajectory of the step, each carrying `meta["credit"]` (the chain, the
+after credit: every trajectory of the step, each carrying `meta["train_step"]` and `meta["credit"]` (the chain, the
 per-turn trained mask and the per-token advantages). `envgym view OUT` shows those, so what
 a researcher sees is what the gradient saw, not a recomputation. Episodes that credit left
 out (failed, or dropped by `filter`) are written too, with `meta["credit"] = None`.
@@ -31,7 +31,7 @@ def write_step(out_dir: Path, step: int, trajs: list[Trajectory], credit: Any,
     records = []
     for t in trajs:
         rec = t.model_copy(deep=False)
-        rec.meta = {**t.meta, "step": step,
+        rec.meta = {**t.meta, "train_step": step,
                     "credit": credit_record(*used[id(t)], chain) if id(t) in used else None}
         records.append(rec)
     path = folder / f"step_{step:06d}.jsonl"

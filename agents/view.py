@@ -94,7 +94,7 @@ def _read_file(file: Path, step: int | None, data: RunData) -> None:
                                     "preview": line[:200]})
             continue
         if step is not None:
-            traj.meta.setdefault("step", step)
+            traj.meta.setdefault("train_step", step)
         data.trajectories.append(traj)
 
 
@@ -218,8 +218,11 @@ def _token_texts(ids: list[int], tokenizer: Any) -> list[str] | None:
 
 
 def _group_of(t: Trajectory) -> str:
+    """The trainer's group: one task's G samples; per agent in multi-agent runs."""
     base = str(t.group_id if t.group_id is not None else t.task_id)
-    step = t.meta.get("step")
+    if t.agent_id is not None:
+        base += f" · {t.agent_id}"
+    step = t.meta.get("train_step")
     return base if step is None else f"step {step} · {base}"
 
 

@@ -46,7 +46,7 @@ function renderSummary() {
     for (const [r, n] of reasons) b.append(el("div", {}, `${n} × ${r}`));
     box.append(b);
   }
-  const steps = [...new Set(EPS.map(e => e.meta.step).filter(x => x !== undefined))].sort((a, b) => a - b);
+  const steps = [...new Set(EPS.map(e => e.meta.train_step).filter(x => x !== undefined))].sort((a, b) => a - b);
   const sel = document.getElementById("f-step");
   for (const st of steps) sel.append(el("option", {value: String(st), text: String(st)}));
   if (!steps.length) sel.parentElement.hidden = true;
@@ -85,7 +85,7 @@ function matches(e) {
   if (!isNaN(lo) && e.reward < lo) return false;
   if (!isNaN(hi) && e.reward > hi) return false;
   const st = document.getElementById("f-step").value;
-  if (st !== "all" && String(e.meta.step) !== st) return false;
+  if (st !== "all" && String(e.meta.train_step) !== st) return false;
   const q = document.getElementById("f-text").value.trim().toLowerCase();
   return !q || haystack(e).includes(q);
 }
@@ -203,11 +203,12 @@ function family(e) {
   const m = e.meta;
   if (e.agent) {
     const peers = EPS.filter(x => x.agent && x.env === e.env && x.seed === e.seed && x.task === e.task &&
-      String(x.meta.step) === String(m.step) && String(x.meta.episode ?? x.meta.member) === String(m.episode ?? m.member));
+      String(x.meta.train_step) === String(m.train_step) && String(x.meta.episode ?? x.meta.member) === String(m.episode ?? m.member));
     if (peers.length > 1) return {kind: "agents", peers};
   }
   if (m.tree !== undefined) {
-    const peers = EPS.filter(x => x.meta.tree === m.tree && String(x.meta.step) === String(m.step));
+    const peers = EPS.filter(x => x.meta.tree === m.tree && String(x.meta.step) === String(m.step) &&
+      String(x.meta.train_step) === String(m.train_step) && x.group === e.group);
     if (peers.length > 1) return {kind: "siblings", peers};
   }
   return null;
