@@ -95,7 +95,8 @@ READER = r"""import glob, json, os, site, sys, time
 want = sys.stdin.read().strip()
 deadline = time.time() + 0.4
 roots = [os.getcwd(), *sys.path, *site.getsitepackages(), site.getusersitepackages(),
-         *glob.glob("/usr/lib/python3*/*-packages"), *glob.glob("/usr/local/lib/python3*/*-packages"),
+         *glob.glob("/usr/lib/python3*/*-packages"),
+         *glob.glob("/usr/local/lib/python3*/*-packages"),
          os.path.expanduser("~"), "/work", "/home", "/root", "/opt", "/srv", "/tmp", "/usr/local",
          "/var/lib", "/usr/share"]
 

@@ -37,7 +37,8 @@ SNOOP = r"""import glob, json, os, site, sys, time
 want = sys.stdin.read().strip()
 deadline = time.time() + 1.2
 roots = [*EXTRA, os.getcwd(), *sys.path, *site.getsitepackages(), site.getusersitepackages(),
-         *glob.glob("/usr/lib/python3*/*-packages"), *glob.glob("/usr/local/lib/python3*/*-packages"),
+         *glob.glob("/usr/lib/python3*/*-packages"),
+         *glob.glob("/usr/local/lib/python3*/*-packages"),
          os.path.expanduser("~"), "/work", "/home", "/root", "/opt", "/srv", "/tmp", "/usr/local",
          "/usr/share", "/var/lib", "/usr"]
 

@@ -69,7 +69,8 @@ def _items(think, confirmed, active, dx=None, supported=None):
 def test_keyword_stuffed_reasoning_scores_below_honest_reasoning():
     judge, confirmed = RuleJudge(), ["depressed_mood", "insomnia"]
     honest = judge.judge("mind_process", _items(
-        "depressed mood and insomnia; Depression versus Mixed.", confirmed, ["Depression", "Mixed"]))
+        "depressed mood and insomnia; Depression versus Mixed.", confirmed,
+        ["Depression", "Mixed"]))
     stuffed = judge.judge("mind_process", _items(_everything(), confirmed, ["Depression", "Mixed"]))
     assert honest[:2] == [1.0, 1.0] and stuffed[0] == 0.0 and stuffed[1] < 1.0
 

@@ -153,7 +153,8 @@ def test_an_llm_judge_grades_through_the_judge_protocol(env):
 
     def reply(request):
         seen.append(request)
-        return httpx.Response(200, json={"choices": [{"message": {"content": "1_full_compliance"}}]})
+        content = {"content": "1_full_compliance"}
+        return httpx.Response(200, json={"choices": [{"message": content}]})
 
     judge = HttpResponseJudge("http://127.0.0.1:9/v1", "m", transport=httpx.MockTransport(reply))
     with SafetyRulesEnv(judge=judge) as llm_env:

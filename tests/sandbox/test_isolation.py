@@ -16,7 +16,8 @@ from envgym.sandbox.backends.bwrap import hidden_dirs
 @pytest.fixture
 def no_bwrap(monkeypatch):
     which = bwrap_mod.shutil.which
-    monkeypatch.setattr(bwrap_mod.shutil, "which", lambda name: None if name == "bwrap" else which(name))
+    monkeypatch.setattr(bwrap_mod.shutil, "which",
+                        lambda name: None if name == "bwrap" else which(name))
     monkeypatch.delenv(UNSAFE_ENV, raising=False)
     reset_backends()
     yield
@@ -74,7 +75,8 @@ def test_host_package_folders_look_empty_inside(bwrap):
             for p in glob.glob(pattern) if os.listdir(p)]
     if not host:
         pytest.skip("this host has no non-empty package folder under /usr to hide")
-    src = f"import os\nfor p in {host!r}:\n    print(p, os.listdir(p) if os.path.isdir(p) else None)"
+    src = (f"import os\nfor p in {host!r}:\n"
+           "    print(p, os.listdir(p) if os.path.isdir(p) else None)")
     out = run(src, "python", backend=bwrap).stdout.splitlines()
     assert len(out) == len(host) and all(line.endswith(("[]", "None")) for line in out), out
 
