@@ -150,6 +150,7 @@ class ConsultEnv(TextEnv):
         self.query = self.last_query_default()
         self.evidence = self._build_state(self.query)
         self.query_missing = list(self.evidence.M.fields)  # M_{t-1} of the "query" source
+        self.query_paid = set(FIELDS) - set(self.query_missing)
         obs = [system(system_prompt(self.budget, self.stage_one, self.label_space)),
                user(self._patient_message(opening.text))]
         return obs, {"trait": self.trait or "none", "evidence_source": self.evidence_source}
@@ -193,7 +194,9 @@ class ConsultEnv(TextEnv):
             before = self.evidence
             self.evidence, report = state_from_query(query, self.tracker, self.posterior)
             self.evidence.S, self.evidence.R = self.bank.gate(query)
-            newly = set(self.query_missing) - set(self.evidence.M.fields)
+            # a field pays once: dropping it from q_t and writing it again earns nothing more
+            newly = set(self.query_missing) - set(self.evidence.M.fields) - self.query_paid
+            self.query_paid |= newly
             self.query_missing = list(self.evidence.M.fields)
             drop = entropy_bits(before.D.posterior) - entropy_bits(self.evidence.D.posterior)
             components["gain"] = (self.weights["gain"] * len(newly) if self.info_gain == "count"

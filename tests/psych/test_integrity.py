@@ -46,6 +46,11 @@ def test_query_evidence_counts_only_what_the_patient_said(env_factory):
     _, _, _, _, info = env.step(stage1("chief_complaint: low mood; sleep: insomnia 6 months"))
     assert info["resolved"] == ["sleep"] and info["reward_components"]["gain"] == 0.005
     assert "insomnia" in env.evidence.O.confirmed and info["evidence_source"] == "query"
+    env.step(stage2("insomnia", "Are you safe right now?"))
+    env.step(stage1("chief_complaint: low mood"))  # drop sleep from q_t ...
+    env.step(stage2("insomnia", "Do you drink alcohol?"))
+    _, _, _, _, info = env.step(stage1("chief_complaint: low mood; sleep: insomnia 6 months"))
+    assert "sleep" not in info["resolved"]  # ... and writing it again pays nothing
 
 
 def test_the_default_evidence_source_is_reported_as_a_departure(env_factory):
