@@ -6,10 +6,9 @@ written into a temporary directory that is renamed into place, and the `latest` 
 replaced atomically after it, so a kill at any moment leaves the previous checkpoint intact.
 
 Under FSDP the model and optimizer states are gathered to full tensors (keyed like the plain
-model's), so a checkpoint does not depend on the number of ranks. One process resumes bit for
-bit. With two gloo ranks (DDP and FSDP alike) a resumed run repeats the rollouts and losses
-of the uninterrupted one exactly, but its weights agree only to ~1e-7 (a few float32 ulps of
-the gradient, measured on the tiny model); the cause is not yet found.
+model's), so a checkpoint does not depend on the number of ranks. Every rank's RNGs and
+minibatch shuffle are gathered too (ranks hold different numbers of sequences, so their
+shuffle generators drift apart): a resumed multi-rank run is bit-identical as well.
 """
 
 from __future__ import annotations

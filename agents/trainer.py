@@ -346,7 +346,8 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         load_optimizer_state(model, optimizer, state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         sampler.cursor, start = state["cursor"], state["step"]
-        shuffle.set_state(state["shuffle"])
+        own = state["rank_rng"][rank] if len(state["rank_rng"]) == world else {}
+        shuffle.set_state(own.get("shuffle", state["shuffle"]))
         run.load_state_dict(state["run_state"])
         restore_rng(state["rank_rng"][rank] if len(state["rank_rng"]) == world else state["rng"])
     policy = make_rollout_policy(cfg, model, tokenizer, model_path)
@@ -443,10 +444,11 @@ def _checkpoint(ckpt_dir: Path, step: int, model: Any, optimizer: Any, scheduler
     from envgym.agents.checkpoint import rng_state
 
     rank, world = dist_info()
-    rngs = [rng_state()]
+    mine = {**rng_state(), "shuffle": shuffle.get_state()}  # ranks' shuffles drift apart
+    rngs = [mine]
     if world > 1:  # every rank's RNG, gathered to rank 0
         rngs = [None] * world
-        torch.distributed.all_gather_object(rngs, rng_state())
+        torch.distributed.all_gather_object(rngs, mine)
     weights, optim = model_state(model), optimizer_state(model, optimizer)  # FSDP: collectives
     if rank == 0:
         save_checkpoint(ckpt_dir, step, {
