@@ -68,8 +68,13 @@ def _phase(t0: float, text: str) -> None:
 
 
 def demo(out: Path = Path("demo_out"), *, steps: int = 40, eval_episodes: int = 96,
-         sft_episodes: int = 192, sft_epochs: int = 12, threads: int = 2) -> dict[str, Any]:
-    """Run the demo; return the report (also written to `out/metrics.json`)."""
+         sft_episodes: int = 192, sft_epochs: int = 12, threads: int = 1) -> dict[str, Any]:
+    """Run the demo; return the report (also written to `out/metrics.json`).
+
+    One torch thread by default: the run was validated that way (295 s of CPU in all,
+    intervals apart), and where the cores are shared two spinning OpenMP threads cost about
+    4x the CPU for the same SFT step. The second core is left to the rollout engine's
+    environment and tokenizer threads; `threads=2` was not measured on an idle machine."""
     from transformers.utils import logging as hf_logging
 
     from envgym.agents.learner import load_model

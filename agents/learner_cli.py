@@ -33,10 +33,11 @@ def sft(config: Path = typer.Argument(..., help="training config (TOML) with an 
     typer.echo(f"SFT model written to {main(config)}")
 
 
-def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="report directory")) -> None:
+def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="report directory"),
+         threads: int = typer.Option(1, "--threads", min=1, help="torch threads")) -> None:
     """Offline end-to-end run: tiny model, noisy SFT, eval, GRPO + turn credit, eval, report."""
     from envgym.agents.demo import demo as run
 
-    report = run(out)
+    report = run(out, threads=threads)
     if not report["improved"]:
         raise typer.Exit(1)
