@@ -17,7 +17,6 @@ changes when the file does. Values must be treated as read-only by their users.
 
 from __future__ import annotations
 
-import functools
 import os
 import threading
 from collections import Counter
@@ -25,7 +24,7 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["build_counts", "cached", "clear", "file_key", "shared"]
+__all__ = ["build_counts", "clear", "file_key", "shared"]
 
 T = TypeVar("T")
 _MISSING = object()
@@ -65,23 +64,6 @@ def shared(key: Hashable, build: Callable[[], T]) -> T:
             with _LOCK:
                 _BUILDS[key] += 1
     return entry.value
-
-
-def cached(namespace: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Decorator: `shared` keyed by (namespace, function name, arguments).
-
-    A locked replacement for `functools.lru_cache` on loaders of read-only state; arguments
-    must be hashable (turn paths into `file_key`s first if the file may change)."""
-
-    def wrap(fn: Callable[..., T]) -> Callable[..., T]:
-        @functools.wraps(fn)
-        def inner(*args: Any, **kwargs: Any) -> T:
-            key = (namespace, fn.__qualname__, args, tuple(sorted(kwargs.items())))
-            return shared(key, lambda: fn(*args, **kwargs))
-
-        return inner
-
-    return wrap
 
 
 def file_key(path: str | Path | None) -> tuple | None:

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from envgym import resources
-from envgym.resources import build_counts, cached, file_key, shared
+from envgym.resources import build_counts, file_key, shared
 
 
 @pytest.fixture(autouse=True)
@@ -82,20 +82,6 @@ def test_recursive_build_is_refused_not_deadlocked():
         shared(("test", "self"), build)
 
 
-def test_cached_decorator_keys_by_arguments():
-    calls = []
-
-    @cached("test")
-    def load(n, *, scale=1):
-        calls.append((n, scale))
-        return [n * scale]
-
-    assert load(2) is load(2)
-    assert load(2, scale=3) == [6]
-    assert load(3) == [3]
-    assert calls == [(2, 1), (2, 3), (3, 1)]
-
-
 def test_file_key_changes_with_the_file(tmp_path):
     path = tmp_path / "corpus.jsonl"
     path.write_text("a\n")
@@ -105,3 +91,24 @@ def test_file_key_changes_with_the_file(tmp_path):
     assert file_key(path) != before
     assert file_key(None) is None
     assert file_key(tmp_path / "missing")[1:] == (None, None)
+
+
+def test_clear_by_family_or_key_prefix():
+    shared(("test", "a", 1), lambda: 1)
+    shared(("test", "b", 1), lambda: 2)
+    resources.clear(("test", "a"))
+    assert ("test", "a", 1) not in build_counts() and ("test", "b", 1) in build_counts()
+    assert shared(("test", "a", 1), lambda: 3) == 3  # rebuilt after clear
+
+
+def test_forked_child_reuses_built_values_and_can_build_new_ones():
+    import os
+
+    parent_value = shared(("test", "forked"), lambda: ["built in the parent"])
+    pid = os.fork()
+    if pid == 0:  # child: no rebuild of what exists, and a fresh key builds (no stale lock)
+        ok = (shared(("test", "forked"), lambda: ["rebuilt"]) is parent_value
+              and shared(("test", "child"), lambda: "new") == "new")
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
