@@ -76,7 +76,7 @@ def test_lingxidiag_style_records(env_factory):
     assert cases[0].dialogue[1] == {"doctor": "睡眠怎么样？", "patient": "晚上睡不着，经常半夜醒。"}
     assert cases[1].dialogue == [{"doctor": "你好，哪里不舒服？", "patient": "我总是反复洗手，停不下来。"}]
     env = env_factory(dataset=str(HERE / "lingxi_style.json"), stage_one=True)
-    env.reset(seed=0)
+    env.reset(seed=0, options={"task_id": "lx-001"})  # the case with the sleep answer
     env.step(stage1())
     obs, *_ = env.step(stage2("x", "睡眠怎么样？"))
     assert "睡不着" in obs[0]["content"] and "insomnia" in env.evidence.O.confirmed
