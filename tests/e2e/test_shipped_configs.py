@@ -2,7 +2,7 @@
 
 GPU configs run as a scaled-down copy: the session's very small model on the hf backend in
 fp32, one step, two tasks — the same environments, environment options and estimator
-chain. Slow (every environment family is built), so CI runs it with `-m slow`."""
+chain. About 15 s for all of them on 2 idle cores, so it runs in the default suite."""
 
 from __future__ import annotations
 
@@ -31,7 +31,6 @@ def scaled(path: Path, model: Path, out: Path):
     return cfg
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
 def test_every_shipped_config_trains_one_step_without_failed_episodes(path, tmp_path, small_model):
     from envgym.agents.report import read_metrics
