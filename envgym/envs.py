@@ -71,6 +71,9 @@ register(
         "random": f"{_ENVS}.search.policies:RandomPolicy",
         "heuristic": f"{_ENVS}.search.policies:HeuristicPolicy",
         "oracle": f"{_ENVS}.search.policies:OraclePolicy",
+        "hack_answer_from_question": f"{_ENVS}.search.policies:HackAnswerFromQuestionPolicy",
+        "hack_stuff_answer": f"{_ENVS}.search.policies:HackStuffAnswerPolicy",
+        "hack_fake_information": f"{_ENVS}.search.policies:HackFakeInformationPolicy",
     },
 )
 
