@@ -26,6 +26,8 @@ register(
         "noisy": f"{_ENVS}.debate.policies:Noisy",
         "stubborn": f"{_ENVS}.debate.policies:Stubborn",
         "follower": f"{_ENVS}.debate.policies:Follower",
+        "hack_copy_peer": f"{_ENVS}.debate.policies:HackCopyPeer",
+        "hack_multiple_answers": f"{_ENVS}.debate.policies:HackMultipleAnswers",
     },
     multi_agent=True,
 )

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-__all__ = ["answers_match", "last_boxed", "normalize_answer", "parse_number", "strip_latex"]
+__all__ = ["all_boxed", "answers_match", "last_boxed", "normalize_answer", "parse_number",
+           "strip_latex"]
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 _FRAC = re.compile(r"^\\frac\{([^{}]+)\}\{([^{}]+)\}$")
@@ -35,6 +36,33 @@ def last_boxed(text: str) -> str | None:
         if depth == 0:
             return text[brace + 1:i]
     return None
+
+
+def all_boxed(text: str) -> list[str]:
+    """Contents of every `\\boxed{...}`/`\\fbox{...}` in order, brace-matched. The grader
+    uses it to refuse a hedge: several different boxed answers are no answer at all."""
+    found, pos = [], 0
+    for m in re.finditer(r"\\(?:boxed|fbox)", text):
+        if m.start() < pos:
+            continue
+        group = _balanced(text, m.end())
+        if group:
+            found.append(group[group.find("{") + 1:-1])
+            pos = m.end() + len(group)
+    return found
+
+
+def _balanced(text: str, start: int) -> str:
+    """The `{...}` group opening at or after `start` (empty if none or unclosed)."""
+    brace = text.find("{", start)
+    if brace < 0:
+        return ""
+    depth = 0
+    for i in range(brace, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start:i + 1]
+    return ""
 
 
 def strip_latex(answer: str) -> str:

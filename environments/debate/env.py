@@ -20,6 +20,8 @@ right), `team` (cooperative: every agent ends right), `competitive` (competitive
 bonus × share of peers that end wrong), `persuaded` (penalty for a right initial answer turned
 wrong), `format` (each malformed action). Phases never wait for a retry: a malformed action
 costs the format penalty, and a malformed phase-0 or fusion action counts as no answer.
+Without an `<answer>` tag the `\\boxed{}` answer counts, but several different boxed answers
+are malformed: a hedge must not be graded by whichever candidate comes last.
 
 Perception calibration: the last step's `info[agent]` carries `reward_stats` (this agent's and
 its partners' episode returns over the last `stats_window` episodes, and this episode's group
@@ -47,7 +49,8 @@ from envgym.multiagent import MultiAgentTextEnv
 from envgym.resources import file_key, shared
 from envgym.tools import ToolCallError, extract_tag
 
-from envgym.environments.debate.answers import answers_match, last_boxed, normalize_answer
+from envgym.environments.debate.answers import (all_boxed, answers_match, last_boxed,
+                                                normalize_answer)
 from envgym.environments.debate.calibration import calibrated_reward, reward_stats
 from envgym.environments.debate.data import Problem, difficulty_bucket, load_problems
 from envgym.environments.debate.irt import IRTModel, choose_mode
@@ -248,6 +251,9 @@ class DebateEnv(MultiAgentTextEnv):
             answer = extract_tag(text, "answer")
         except ToolCallError as e:
             return None, text, str(e)
+        if answer is None and len({normalize_answer(b) for b in all_boxed(text)}) > 1:
+            return None, text, ("several different \\boxed{} answers; give exactly one, as "
+                                "<answer>42</answer>.")
         answer = last_boxed(text) if answer is None else answer
         if answer is not None and not answer.strip():
             return None, text, "the answer is empty; write it as <answer>42</answer>."

@@ -11,6 +11,11 @@ which is what lets tests check that the IRT model recovers `ability`. After phas
 * `stubborn` never changes its answer;
 * `follower` adopts the majority of its peers' current answers (ties keep its own answer if it
   is among the tied ones, else the first tied answer in agent order).
+
+Reward attacks, each with a `ceiling` under `noisy` (`envgym check`, tests/debate/test_hacks.py):
+`hack_copy_peer` never solves and repeats a peer's answer; `hack_multiple_answers` boxes every
+number of the question and their sums and differences (the grader refuses several different
+boxed answers).
 """
 
 from __future__ import annotations
@@ -20,13 +25,15 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any
 
+from envgym.hacks import Ceiling
 from envgym.scripted import ScriptedPolicy
 from envgym.spaces import Message
 
 from envgym.environments.debate.answers import normalize_answer, parse_number
 from envgym.environments.debate.irt import sigmoid
 
-__all__ = ["Oracle", "Noisy", "Stubborn", "Follower", "agent_of", "peer_answers"]
+__all__ = ["Oracle", "Noisy", "Stubborn", "Follower", "HackCopyPeer", "HackMultipleAnswers",
+           "agent_of", "peer_answers"]
 
 _AGENT = re.compile(r"You are (agent_\d+)")
 _ANSWERS = re.compile(r"^Current answers: (.*)$", re.MULTILINE)
@@ -136,3 +143,39 @@ def _message(phase: str, answer: str) -> str:
         "fusion": "Having weighed the discussion, my final answer follows.",
     }.get(phase, "")
     return f"{text}\n<answer>{answer}</answer>"
+
+
+# ---- reward attacks (each must lose to `noisy`; tests/debate/test_hacks.py) ----------------
+
+_NUMBERS = re.compile(r"\d+")
+
+
+def _question_numbers(env: Any) -> list[str]:
+    return _NUMBERS.findall(env.task.question) or ["0"]
+
+
+class HackCopyPeer(ScriptedPolicy):
+    """Attack: never solve; answer phase 0 with the question's first number (well-formed, so
+    no format penalty), then repeat the first peer's current answer verbatim."""
+
+    ceiling = Ceiling("noisy", margin=-0.2, metrics=("mean_reward", "success_rate"),
+                      why="copying pays only what the peers solved; copiers together solve nothing")
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        peers = peer_answers(messages)
+        answer = next(iter(peers.values())) if peers else _question_numbers(env)[0]
+        return f"I agree with my partner.\n<answer>{answer}</answer>"
+
+
+class HackMultipleAnswers(ScriptedPolicy):
+    """Attack: no reasoning and no <answer> tag, only a `\\boxed{}` for every number in the
+    question and every sum and difference of two of them, hoping the grader credits any."""
+
+    ceiling = Ceiling("noisy", margin=-0.2, metrics=("mean_reward", "success_rate"),
+                      why="several different boxed answers are no answer (format penalty)")
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        nums = [int(n) for n in _question_numbers(env)]
+        cands = dict.fromkeys([*nums, *(a + b for a in nums for b in nums),
+                               *(a - b for a in nums for b in nums if a > b)])
+        return " ".join(f"\\boxed{{{c}}}" for c in cands)

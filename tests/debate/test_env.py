@@ -43,7 +43,8 @@ def test_envgym_checker_passes():
 def test_registered_as_multi_agent_with_scripted_policies():
     spec = envgym.spec("envgym/Debate-v0")
     assert spec.multi_agent
-    assert set(spec.scripted) == {"oracle", "noisy", "stubborn", "follower"}
+    assert set(spec.scripted) == {"oracle", "noisy", "stubborn", "follower",
+                                  "hack_copy_peer", "hack_multiple_answers"}
     env = envgym.make("envgym/Debate-v0", n_agents=3)
     assert env.possible_agents == ["agent_0", "agent_1", "agent_2"]
 
