@@ -80,6 +80,7 @@ def check(target: str | TextEnv | MultiAgentTextEnv, seed: int = 0, *,
     multi = isinstance(factory(), MultiAgentTextEnv)
     checks = list(_MULTI_CHECKS if multi else _SINGLE_CHECKS)
     if isinstance(target, str):
+        checks.append(("graders", lambda f, s: _graders(target, env_kwargs)))
         checks.append(("hacks", lambda f, s: _hacks(target, s, hack_episodes, env_kwargs)))
     for name, fn in checks:
         start = time.perf_counter()
@@ -224,6 +225,21 @@ def _hacks(env_id: str, seed: int, episodes: int, env_kwargs: dict[str, Any]) ->
     beaten = [r.render() for r in results if not r.ok]
     assert not beaten, "; ".join(beaten)
     return f"{len(results)} hacks stay under their ceilings over {episodes} episodes"
+
+
+def _graders(env_id: str, env_kwargs: dict[str, Any]) -> str:
+    """The grader reaches every labelled judgement of the environment's fixtures."""
+    from envgym.graders import run_fixtures
+    from envgym.registration import load_entry_point, spec
+
+    source = spec(env_id).grader_fixtures
+    if source is None:
+        return "WARNING: no grader fixtures registered; the grader's judgements are unpinned"
+    results = run_fixtures(load_entry_point(source)(),
+                           lambda **kw: make(env_id, **{**env_kwargs, **kw}))
+    failed = [f"{r.name}: {r.detail}" for r in results if not r.ok]
+    assert not failed, f"{len(failed)}/{len(results)} grader fixtures fail: " + "; ".join(failed)
+    return f"{len(results)} grader fixtures hold"
 
 
 # ---- multi-agent checks -------------------------------------------------------------------------

@@ -40,6 +40,7 @@ class EnvSpec:
     kwargs: dict[str, Any] = field(default_factory=dict)
     scripted: dict[str, str] = field(default_factory=dict)
     multi_agent: bool = False
+    grader_fixtures: str | Callable[[], list] | None = None
 
     def __post_init__(self) -> None:
         if not ID_RE.match(self.id):
@@ -54,6 +55,7 @@ _plugins_loaded = False
 
 def register(id: str, entry_point: str | Callable[..., Any], *, description: str = "",
              scripted: dict[str, str] | None = None, multi_agent: bool = False,
+             grader_fixtures: str | Callable[[], list] | None = None,
              **kwargs: Any) -> EnvSpec:
     """Register an environment.
 
@@ -63,9 +65,12 @@ def register(id: str, entry_point: str | Callable[..., Any], *, description: str
         description: one line shown by `envgym list`.
         scripted: baseline policies, `{"oracle": "module.path:OracleFactory", ...}`.
         multi_agent: True for PettingZoo `ParallelEnv` environments.
+        grader_fixtures: `"module:fixtures"`, a function returning the labelled grader cases
+            (`envgym.graders`) that `envgym check` runs.
         **kwargs: default constructor arguments; `make(id, **overrides)` overrides them.
     """
-    new = EnvSpec(id, entry_point, description, kwargs, dict(scripted or {}), multi_agent)
+    new = EnvSpec(id, entry_point, description, kwargs, dict(scripted or {}), multi_agent,
+                  grader_fixtures)
     if id in _REGISTRY:
         warnings.warn(f"Overriding environment {id} already in registry.", stacklevel=2)
     _REGISTRY[id] = new
