@@ -31,19 +31,20 @@ from envgym.agents.credit import compute_credit
 from envgym.agents.credit.base import split_failed
 from envgym.agents.checkpoint import (load_model_state, load_optimizer_state, model_state,
                                       optimizer_state)
-from envgym.agents.fsdp import lockstep_logprobs, parallelize, rollout_weights, zero_backward
-from envgym.agents.learner import (TokenBatch, attach_ig, build_batch, dist_info, load_model,
-                                   lr_lambda, make_reference, token_logprobs, unwrap)
+from envgym.agents.fsdp import parallelize, rollout_weights
+from envgym.agents.learner import (attach_ig, build_batch, dist_info, load_model, lr_lambda,
+                                   make_reference, unwrap)
 from envgym.agents.report import MetricsLogger, Progress, mean_ci, rollout_metrics
 from envgym.agents.steplog import write_step
 from envgym.agents.structure import (drop_fixed_agents, env_kwargs, role_token_mask,
                                      structured_rollout, update_run_state, warm_start_policy)
+from envgym.agents.update import _global_sum, ppo_update
 from envgym.errors import EnvGymError, InvalidConfig
 from envgym.runstate import RunState, env_factory
 from envgym.tree import tree_metrics
 from envgym.trajectory import Trajectory, write_trajectories
 
-__all__ = ["RolloutFailed", "TaskSampler", "evaluate", "ppo_update", "rollout", "train"]
+__all__ = ["RolloutFailed", "TaskSampler", "evaluate", "rollout", "train"]
 
 
 class RolloutFailed(EnvGymError):
@@ -105,129 +106,6 @@ def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_si
                    group_size=group_size, seed=first_seed,
                    env_kwargs=kwargs, sampling=sampling, progress=False,
                    **({"concurrency": 1} if cfg.rollout.deterministic else {}))
-
-
-# ---- the update -----------------------------------------------------------------------------
-
-def ppo_loss(logp: torch.Tensor, old: torch.Tensor, adv: torch.Tensor, mask: torch.Tensor,
-             clip_low: float, clip_high: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-token PPO-clip loss -min(r A, clip(r, 1 - eps_low, 1 + eps_high) A), and where the
-    clipped branch was the active one (for the clip fraction)."""
-    ratio = torch.exp(logp - old)
-    unclipped, clipped = ratio * adv, ratio.clamp(1 - clip_low, 1 + clip_high) * adv
-    return -torch.minimum(unclipped, clipped) * mask, (clipped < unclipped).float() * mask
-
-
-def sequence_ratio_logp(logp: torch.Tensor, old: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """SLATE's Eq. 7 ratio: log-probs whose ratio to `old` is, on every trained token of a
-    row, exp(mean log-ratio of that row) — one clipped ratio per candidate, not per token."""
-    mean = ((logp - old) * mask).sum(-1, keepdim=True) / mask.sum(-1, keepdim=True).clamp(min=1)
-    return old + mean.expand_as(logp)
-
-
-def reinforce_loss(logp: torch.Tensor, adv: torch.Tensor, mask: torch.Tensor
-                   ) -> tuple[torch.Tensor, torch.Tensor]:
-    """ARTIST's on-policy loss -log pi * A per token: no ratio, so nothing is clipped."""
-    return -logp * adv * mask, torch.zeros_like(mask)
-
-
-def kl_penalty(logp: torch.Tensor, ref: torch.Tensor, estimator: str) -> torch.Tensor:
-    """k1 = log pi - log ref; k3 = exp(ref - logp) - (ref - logp) - 1 (unbiased, >= 0)."""
-    if estimator == "k1":
-        return logp - ref
-    d = ref - logp
-    return torch.exp(d) - d - 1
-
-
-def aggregate(per_token: torch.Tensor, mask: torch.Tensor, how: str, denom: float) -> torch.Tensor:
-    """token_mean: sum / tokens of the whole minibatch (`denom`); seq_mean: mean over
-    sequences of each one's token mean, scaled by this chunk's share of sequences."""
-    if how == "token_mean":
-        return (per_token * mask).sum() / denom
-    per_seq = (per_token * mask).sum(-1) / mask.sum(-1).clamp(min=1)
-    return per_seq.sum() / denom
-
-
-def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, batch: TokenBatch,
-               cfg: TrainConfig, loss_agg: str, generator: torch.Generator,
-               kl_mask: torch.Tensor | None = None) -> dict[str, float]:
-    """`epochs` passes of `minibatches` optimizer steps, each accumulated over micro-batches.
-    `kl_mask` (per token, 0/1) limits the KL term to some tokens (`ppo.kl_roles`)."""
-    ppo, device = cfg.ppo, next(model.parameters()).device
-    temperature = cfg.rollout.temperature
-    # One optimiser step per batch: the weights being updated are the ones that sampled, so
-    # the old log-probs are each forward's own, detached (ratio exactly 1); recomputing them
-    # would cost a whole extra forward pass over the batch.
-    reuse_old = ppo.epochs == 1 and ppo.minibatches == 1
-    with torch.no_grad():  # else the old policy's log-probs, recomputed by the learner itself
-        old = None if reuse_old else _logprobs_in_chunks(model, batch, temperature, device)
-        ref = _logprobs_in_chunks(ref_model, batch, temperature, device) if ref_model else None
-    drift_sum = 0.0
-    sums: dict[str, float] = {"loss": 0.0, "clip_frac": 0.0, "entropy": 0.0, "kl": 0.0,
-                              "grad_norm": 0.0}
-    tokens_seen, updates = 0.0, 0
-    _, world = dist_info()
-    for _ in range(ppo.epochs):
-        order = torch.randperm(len(batch), generator=generator)
-        for mb in torch.tensor_split(order, ppo.minibatches):  # always `minibatches` parts
-            mask_all = batch.loss_mask[mb]
-            denom = float(mask_all.sum() if loss_agg == "token_mean" else len(mb))
-            denom = _global_sum(denom) / world  # DDP averages gradients over ranks
-            for micro in torch.tensor_split(mb, cfg.optim.grad_accum):
-                if len(micro) == 0:  # keep DDP ranks in lockstep: a zero gradient
-                    zero_backward(model, device)
-                    continue
-                part = batch.select(micro).to(device)
-                logp, ent = token_logprobs(model, part, temperature, with_entropy=True)
-                m = part.loss_mask
-                old_mb = logp.detach() if old is None else old[micro].to(device)
-                if old is None:
-                    drift_sum += float(((part.sample_logprobs - old_mb).abs() * m).sum())
-                ratio_logp = sequence_ratio_logp(logp, old_mb, m) if ppo.ratio == "sequence" else logp
-                if ppo.loss == "reinforce":
-                    loss_tok, clipped = reinforce_loss(logp, part.advantages, m)
-                else:
-                    loss_tok, clipped = ppo_loss(ratio_logp, old_mb, part.advantages, m,
-                                                 ppo.clip_low, ppo.clip_high)
-                if ref is not None and ppo.kl_coef > 0:
-                    km = m if kl_mask is None else m * kl_mask[micro].to(device)
-                    kl = kl_penalty(logp, ref[micro].to(device), ppo.kl_estimator)
-                    loss_tok = loss_tok + ppo.kl_coef * kl * km
-                    sums["kl"] += float((kl * km).sum().detach())
-                if ppo.entropy_coef:
-                    loss_tok = loss_tok - ppo.entropy_coef * ent * m
-                loss = aggregate(loss_tok, m, loss_agg, denom)
-                loss.backward()
-                sums["loss"] += loss.item()
-                sums["clip_frac"] += float(clipped.sum())
-                sums["entropy"] += float((ent * m).sum().detach())
-                tokens_seen += float(m.sum())
-            sums["grad_norm"] += float(torch.nn.utils.clip_grad_norm_(model.parameters(),
-                                                                      cfg.optim.max_grad_norm))
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-            updates += 1
-    n_tok = max(tokens_seen, 1.0)
-    drift = (drift_sum if old is None else float(((batch.sample_logprobs - old).abs()
-                                                  * batch.loss_mask).sum())) \
-        / float(batch.loss_mask.sum().clamp(min=1))
-    return {"loss": sums["loss"] / updates, "clip_frac": sums["clip_frac"] / n_tok,
-            "entropy": sums["entropy"] / n_tok, "kl": sums["kl"] / n_tok,
-            "grad_norm": sums["grad_norm"] / updates,
-            "logprob_drift": float(drift)}
-
-
-def _logprobs_in_chunks(model: Any, batch: TokenBatch, temperature: float, device: Any,
-                        size: int = 8) -> torch.Tensor:
-    return lockstep_logprobs(model, batch, temperature, device, size)
-
-
-def _global_sum(x: float) -> float:
-    if dist_info()[1] == 1:
-        return x
-    t = torch.tensor([x], dtype=torch.float64)
-    torch.distributed.all_reduce(t)
-    return float(t)
 
 
 # ---- evaluation and metrics -----------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from envgym.agents.trainer import ppo_loss, sequence_ratio_logp
+from envgym.agents.update import ppo_loss, sequence_ratio_logp
 
 
 def test_sequence_ratio_is_one_mean_log_ratio_per_row():

@@ -6,7 +6,8 @@ import torch
 
 from envgym.agents.learner import build_batch, lr_lambda
 from envgym.agents.config import OptimConfig
-from envgym.agents.trainer import TaskSampler, aggregate, kl_penalty, ppo_loss
+from envgym.agents.trainer import TaskSampler
+from envgym.agents.update import aggregate, kl_penalty, ppo_loss
 from envgym.agents.config import EnvConfig
 from envgym.trajectory import Trajectory, Turn
 

@@ -9,7 +9,7 @@ from envgym.agents.config import load_config
 from envgym.agents.fsdp import parallelize
 from envgym.agents.learner import (TokenBatch, load_model, make_reference, naive_token_logprobs,
                                    token_logprobs, unwrap)
-from envgym.agents.trainer import ppo_update
+from envgym.agents.update import ppo_update
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 import torch
 
 from envgym.agents.structure import role_token_mask
-from envgym.agents.trainer import ppo_loss, reinforce_loss
+from envgym.agents.update import ppo_loss, reinforce_loss
 from envgym.trajectory import Trajectory, Turn
 
 
