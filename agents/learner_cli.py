@@ -34,10 +34,17 @@ def sft(config: Path = typer.Argument(..., help="training config (TOML) with an 
 
 
 def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="report directory"),
-         threads: int = typer.Option(1, "--threads", min=1, help="torch threads")) -> None:
-    """Offline end-to-end run: tiny model, noisy SFT, eval, GRPO + turn credit, eval, report."""
+         threads: int = typer.Option(1, "--threads", min=1, help="torch threads"),
+         seed: int = typer.Option(0, "--seed", help="model init, demonstrations, sampling"),
+         require_improvement: bool = typer.Option(
+             False, "--require-improvement",
+             help="exit 1 when the held-out intervals overlap")) -> None:
+    """Offline end-to-end run: tiny model, noisy SFT, eval, GRPO + turn credit, eval, report.
+
+    Exits 0 when the run completed, whatever the verdict (the last line says it): a newcomer's
+    `&& envgym demo` must not read a completed run as a failed set-up."""
     from envgym.agents.demo import demo as run
 
-    report = run(out, threads=threads)
-    if not report["improved"]:
+    report = run(out, threads=threads, seed=seed)
+    if require_improvement and not report["improved"]:
         raise typer.Exit(1)

@@ -74,4 +74,37 @@ def test_full_demo_improves_with_non_overlapping_intervals(tmp_path):
     assert report["improved"], (report["reward_sft"], report["reward_rl"])
     assert report["reward_rl"]["lo"] > report["reward_sft"]["hi"]
     assert report["success_rl"] - report["success_sft"] >= 0.15
-    assert report["seconds"]["total"] < 600
+    assert report["seconds"]["total"] < 360
+
+
+def _numbers(report: dict) -> dict:
+    """Everything the report measured, without wall-clock and CPU seconds."""
+    return {k: v for k, v in report.items() if k != "seconds"}
+
+
+def test_same_seed_gives_the_same_report(tmp_path):
+    kwargs = dict(steps=2, eval_episodes=6, sft_episodes=12, sft_epochs=1)
+    first = demo(tmp_path / "a", seed=5, **kwargs)
+    again = demo(tmp_path / "b", seed=5, **kwargs)
+    a = json.loads((tmp_path / "a" / "metrics.json").read_text())
+    b = json.loads((tmp_path / "b" / "metrics.json").read_text())
+    config_a, config_b = a.pop("config"), b.pop("config")
+    assert config_a.pop("output_dir") != config_b.pop("output_dir")
+    assert config_a == config_b and _numbers(a) == _numbers(b)
+    assert first["seed"] == again["seed"] == 5
+    other = demo(tmp_path / "c", seed=6, **kwargs)
+    assert other["sft_loss_per_epoch"] != first["sft_loss_per_epoch"]  # the seed is used
+
+
+def test_demo_exit_status_is_the_run_not_the_verdict(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    import envgym.agents.demo as demo_module
+    from envgym.cli import app
+
+    monkeypatch.setattr(demo_module, "demo", lambda out, **kw: {"improved": False, **kw})
+    runner = CliRunner()
+    plain = runner.invoke(app, ["demo", "--out", str(tmp_path), "--seed", "3"])
+    assert plain.exit_code == 0, plain.output
+    strict = runner.invoke(app, ["demo", "--out", str(tmp_path), "--require-improvement"])
+    assert strict.exit_code == 1
