@@ -76,7 +76,8 @@ def test_two_gloo_processes_train_with_ddp(tmp_path, small_model):
 
 
 def test_lora_trains_only_the_adapters(tmp_path, small_model):
-    pytest.importorskip("peft")
+    pytest.importorskip("peft", reason="the `lora` extra is not installed "
+                        "(pip install 'envgym[lora]')")
     from envgym.agents.config import load_config
     from envgym.agents.trainer import train
 

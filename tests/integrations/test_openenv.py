@@ -16,9 +16,13 @@ import time
 
 import httpx
 import pytest
-from openenv.core.generic_client import GenericEnvClient
 
-import envgym
+pytest.importorskip("openenv", reason="the `openenv` extra is not installed "
+                    "(pip install 'envgym[openenv]')")
+
+from openenv.core.generic_client import GenericEnvClient  # noqa: E402
+
+import envgym  # noqa: E402
 
 ENV = "envgym/TimeSeries-v0"
 http = httpx.Client(timeout=60)  # two shared CPU cores: a busy server is slow, not broken

@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+pytest.importorskip("trl", reason="the `trl` extra is not installed (pip install 'envgym[trl]')")
+
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 ENV = "envgym/TimeSeries-v0"

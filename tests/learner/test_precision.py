@@ -141,7 +141,8 @@ def test_reference_only_with_kl_and_in_the_compute_dtype(model_dir, tmp_path):
 
 
 def test_lora_reference_is_the_base_with_adapters_disabled(model_dir, tmp_path):
-    pytest.importorskip("peft")
+    pytest.importorskip("peft", reason="the `lora` extra is not installed "
+                        "(pip install 'envgym[lora]')")
     cfg = load_config({"envs": [{"id": "envgym/TimeSeries-v0"}], "output_dir": str(tmp_path),
                        "model": {"policy": str(model_dir), "lora_rank": 4},
                        "ppo": {"kl_coef": 0.1}})
