@@ -23,21 +23,29 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["EnvConfig", "TrainConfig", "load_config"]
+__all__ = ["GROUP_RELATIVE", "EnvConfig", "TrainConfig", "load_config"]
+
+GROUP_RELATIVE = ("grpo", "turn", "gigpo")
+"""Base estimators that normalise within a group of rollouts of one task (SLATE compares
+siblings of a tree instead, ARTIST's `hierarchical` states its own rule)."""
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Attribute docstrings become field descriptions: `docs/config.md` is generated from them.
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
 class ModelConfig(_Strict):
     policy: str = "tiny"
     """`tiny` (build the offline tiny model into the run dir), a local path or a Hub name."""
     tiny_hidden_size: int = Field(192, ge=8)
+    """Hidden width of the `tiny` model."""
     tiny_layers: int = Field(4, ge=1)
+    """Decoder layers of the `tiny` model."""
     tiny_heads: int = Field(6, ge=1)
+    """Attention heads of the `tiny` model."""
     tiny_kv_heads: int = Field(2, ge=1)
-    """Size of the `tiny` model (ignored for other policies)."""
+    """Key/value heads of the `tiny` model; the `tiny_*` keys are ignored for other policies."""
     backend: Literal["hf", "vllm"] = "hf"
     """Rollout backend: transformers in-process (shares the learner's weights) or vLLM."""
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"
@@ -49,12 +57,17 @@ class ModelConfig(_Strict):
     logprob_chunk: int = Field(256, ge=1)
     """Loss positions projected to the vocabulary at a time (peak memory of the log-probs)."""
     device: str = "auto"
+    """`auto`: CUDA when available, else CPU; or a torch device string (`cpu`, `cuda:1`)."""
     gradient_checkpointing: bool = False
+    """Recompute activations in the backward pass: less memory, about a third more compute."""
     lora_rank: int = Field(0, ge=0)
     """0 trains all weights; > 0 trains LoRA adapters (needs peft) of this rank."""
     lora_alpha: int = Field(32, gt=0)
+    """LoRA scaling numerator (the update is scaled by alpha / rank)."""
     lora_targets: str | list[str] = "all-linear"
+    """Modules that get adapters: peft's `all-linear`, or a list of module names."""
     vllm_gpu_memory_utilization: float = Field(0.3, gt=0, le=1)
+    """Share of GPU memory the vLLM engine may take (the learner needs the rest)."""
     warm_start: Literal["none", "sft"] = "none"
     """`sft`: train from `envgym sft` on this config (run once into output_dir/sft, then
     reused), so a tiny CPU run starts from a policy that emits well-formed turns."""
@@ -69,11 +82,15 @@ class ModelConfig(_Strict):
 
 class EnvConfig(_Strict):
     id: str
+    """Registered environment id, e.g. `envgym/TimeSeries-v0` (`envgym list`)."""
     weight: float = Field(1.0, gt=0)
+    """Relative share of each step's tasks drawn from this environment."""
     kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Keyword arguments for `envgym.make` (the same as `--env-arg` on the command line)."""
     train_seeds: tuple[int, int] = (0, 1_000_000)
     """Tasks are drawn from seeds in [lo, hi); keep eval seeds outside this range."""
     eval_seeds: tuple[int, int] = (1_000_000, 1_000_064)
+    """Held-out task seeds [lo, hi) for evaluation; must not overlap `train_seeds`."""
     eval_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Overrides of `kwargs` for evaluation, e.g. `{ split = "test" }`: a held-out pool for
     environments that cycle through a finite task set."""
@@ -101,14 +118,21 @@ class EnvConfig(_Strict):
 
 class RolloutConfig(_Strict):
     group_size: int = Field(8, ge=1)
+    """Rollouts per task (G): the group that group-relative credit normalises over."""
     tasks_per_step: int = Field(8, ge=1)
+    """Tasks per training step (each rolled out `group_size` times), across all ranks."""
     max_turns: int = Field(6, ge=1)
+    """Turn limit per episode, passed to environments whose constructor takes it."""
     max_tokens: int = Field(96, ge=1)
     """Tokens per turn (per generated action)."""
     temperature: float = Field(1.0, gt=0)
+    """Sampling temperature of training rollouts (also used for the log-probs)."""
     top_p: float = Field(1.0, gt=0, le=1)
+    """Nucleus sampling of training rollouts; 1 samples the whole distribution."""
     eval_temperature: float = Field(0.0, ge=0)
+    """Sampling temperature of evaluation; 0 is greedy."""
     eval_episodes: int = Field(64, ge=1)
+    """Held-out episodes per environment at each evaluation (capped by `eval_seeds`)."""
     branch_k: int = Field(0, ge=0)
     """SLATE (Algorithm 1, `envgym.tree`): k candidates per step from the shared prefix, one
     continued; `group_size` trees per question (SLATE uses k = 5, one tree). 0: off."""
@@ -133,13 +157,19 @@ class RolloutConfig(_Strict):
 
 class PPOConfig(_Strict):
     clip_low: float = Field(0.2, ge=0)
+    """PPO clip: the ratio may fall to 1 - clip_low."""
     clip_high: float = Field(0.28, ge=0)
     """DAPO's clip-higher: the ratio may rise to 1 + clip_high but fall only to 1 - clip_low."""
     epochs: int = Field(1, ge=1)
+    """Passes over each step's batch."""
     minibatches: int = Field(1, ge=1)
+    """Optimizer steps per pass (the batch is split into this many parts)."""
     kl_coef: float = Field(0.0, ge=0)
+    """Weight of the KL penalty to the reference model; 0 builds no reference."""
     kl_estimator: Literal["k1", "k3"] = "k3"
+    """KL estimator: `k1` = log pi - log ref; `k3` = Schulman's unbiased, non-negative one."""
     entropy_coef: float = 0.0
+    """Entropy bonus weight (subtracted from the loss)."""
     loss_agg: Literal["token_mean", "seq_mean", "auto"] = "auto"
     """`auto` uses the credit chain's hint (SLATE: seq_mean), else token_mean."""
     ratio: Literal["token", "sequence"] = "token"
@@ -155,11 +185,17 @@ class PPOConfig(_Strict):
 
 class OptimConfig(_Strict):
     lr: float = Field(1e-6, gt=0)
+    """AdamW learning rate."""
     schedule: Literal["constant", "linear", "cosine"] = "constant"
+    """Learning-rate decay over `steps` after the warm-up."""
     warmup_steps: int = Field(0, ge=0)
+    """Steps of linear warm-up from 0."""
     weight_decay: float = Field(0.0, ge=0)
+    """AdamW weight decay."""
     betas: tuple[float, float] = (0.9, 0.999)
+    """AdamW betas."""
     max_grad_norm: float = Field(1.0, gt=0)
+    """Gradient-norm clip per optimizer step."""
     grad_accum: int = Field(1, ge=1)
     """Micro-batches per minibatch: memory control, the update is unchanged."""
 
@@ -170,34 +206,51 @@ class SFTConfig(_Strict):
     scripted: dict[str, float] = Field(default_factory=lambda: {"oracle": 1.0})
     """Scripted policies mixed per turn with these probabilities (noisy demonstrations)."""
     episodes: int = Field(256, ge=1)
+    """Demonstrations generated when `data` is empty."""
     epochs: int = Field(2, ge=1)
+    """Passes over the demonstrations."""
     batch_size: int = Field(16, ge=1)
+    """Trajectories per SFT optimizer step."""
     lr: float = Field(1e-4, gt=0)
+    """SFT learning rate."""
     only_successful: bool = False
+    """Train only on demonstrations whose episode succeeded."""
 
 
 class LogConfig(_Strict):
     tensorboard: bool = True
+    """Write TensorBoard event files to `output_dir/tb`."""
     wandb: bool = False
+    """Log to Weights & Biases (needs `pip install wandb`; a clear error without it)."""
     wandb_project: str = "envgym"
+    """The wandb project name."""
     progress: bool = True
+    """Progress on stderr: a bar on a terminal, a line every few steps otherwise."""
     trajectories: bool = False
     """Write each step's trajectories with the advantages used (`envgym view RUN` shows them)."""
 
 
 class TrainConfig(_Strict):
     seed: int = 0
+    """Seeds the model init, task schedule, sampling and shuffles; a run repeats exactly."""
     output_dir: Path = Path("runs/envgym")
+    """Where the run lives: metrics, checkpoints, trajectories, `final/`, `sft/`."""
     steps: int = Field(100, ge=1)
+    """Training steps (each: rollouts, credit, one update)."""
     eval_every: int = Field(0, ge=0)
     """0: evaluate only before the first and after the last step."""
     checkpoint_every: int = Field(10, ge=0)
+    """Save a checkpoint every N steps (and after the last); 0: only after the last."""
     keep_checkpoints: int = Field(2, ge=1)
+    """Newest checkpoints kept; older ones are deleted."""
     model: ModelConfig = Field(default_factory=ModelConfig)
     envs: list[EnvConfig] = Field(min_length=1)
+    """The environments of the task mixture, as `[[envs]]` tables (see below)."""
     rollout: RolloutConfig = Field(default_factory=RolloutConfig)
     credit: list[str] = Field(default_factory=lambda: ["grpo"])
+    """The credit chain, left to right (see "Credit estimators" below)."""
     credit_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Options per estimator of the chain: `[credit_options.gigpo]` `omega = 0.5`."""
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     optim: OptimConfig = Field(default_factory=OptimConfig)
     sft: SFTConfig = Field(default_factory=SFTConfig)
@@ -212,6 +265,11 @@ class TrainConfig(_Strict):
     @model_validator(mode="after")
     def _credit_options(self) -> TrainConfig:
         validate_chain(self.credit, self.credit_options)
+        relative = [n for n in GROUP_RELATIVE if n in self.credit]
+        if relative and self.rollout.group_size < 2:
+            raise ValueError(f"credit {relative[0]!r} compares the rollouts of a group: with "
+                             f"rollout.group_size = {self.rollout.group_size} every advantage is "
+                             "0; set group_size >= 2")
         if "hierarchical" in self.credit and self.rollout.group_size < 2:
             raise ValueError("the `hierarchical` credit needs rollout.group_size >= 2 controller "
                              "rollouts per question (with 1 every controller advantage is 0)")
@@ -244,14 +302,58 @@ def load_config(source: str | Path | dict[str, Any], **overrides: Any) -> TrainC
         path = Path(source)
         if not path.is_file():
             raise InvalidConfig(f"config file {path} does not exist")
-        try:
-            data = tomllib.loads(path.read_text())
-        except tomllib.TOMLDecodeError as e:
-            raise InvalidConfig(f"{path}: not valid TOML: {e}") from e
+        data = _read(path)
     data.update(overrides)
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as e:
         lines = [f"  {'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
-                 for err in e.errors()]
+                 f"{_suggestion(err)}" for err in e.errors()]
         raise InvalidConfig("invalid training config:\n" + "\n".join(lines)) from None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """TOML, or the JSON a run saves as its resolved config (`train_config.json`)."""
+    try:
+        if path.suffix == ".json":
+            return json.loads(path.read_text())
+        return tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
+        kind = "JSON" if path.suffix == ".json" else "TOML"
+        raise InvalidConfig(f"{path}: not valid {kind}: {e}") from e
+    except OSError as e:
+        raise InvalidConfig(f"cannot read config {path}: {e.strerror}") from None
+
+
+def _suggestion(err: Any) -> str:
+    """For an unknown key, the closest key of its section (`lr_rate` -> `lr`)."""
+    import difflib
+
+    if err["type"] != "extra_forbidden" or not err["loc"]:
+        return ""
+    model: Any = TrainConfig
+    for part in err["loc"][:-1]:
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        if field is None:
+            if isinstance(part, int):
+                continue  # a list index: [[envs]] items are EnvConfig
+            return ""
+        model = _model_of(field.annotation)
+        if model is None:
+            return ""
+    keys, bad = list(model.model_fields), str(err["loc"][-1])
+    close = difflib.get_close_matches(bad, keys, n=1, cutoff=0.6) or sorted(
+        (k for k in keys if bad.startswith(k) or k.startswith(bad)), key=len, reverse=True)[:1]
+    return f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(keys)}"
+
+
+def _model_of(annotation: Any) -> Any:
+    """The pydantic model inside a field's type (`list[EnvConfig]` -> EnvConfig), or None."""
+    from typing import get_args
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        if (found := _model_of(arg)) is not None:
+            return found
+    return None
