@@ -164,7 +164,7 @@ class SafetyRulesEnv(TextEnv):
         except ToolCallError as e:
             return self.invalid(str(e), ANSWER_FORMAT)
         score = self.judge.judge(RUBRIC, [{"prompt": self.task.prompt,
-                                           "response": final.response}])[0]
+                                           "response": final.graded}])[0]
         components, outcome = grade(self.task, final, set(self.rules), self.weights,
                                     retrieved=set(self.retrieved), detected=label_of(score))
         outcome.update(self._episode_fields(), score=0.0)

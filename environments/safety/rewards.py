@@ -96,7 +96,7 @@ def grade(task: SafetyTask, final: FinalAnswer, rule_ids: set[str], w: RewardWei
     `retrieved` are the rule ids this episode's lookups returned (None: trust every citation,
     for grading outside an episode); `detected` is the judge's class of the response (default:
     the rule detector)."""
-    detected = detected or classify_response(final.response)
+    detected = detected or classify_response(final.graded)
     consistent = agrees(final.decision, detected)
     effective = final.decision if consistent else behaviour(detected)
     cited = set(final.cited)
