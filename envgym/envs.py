@@ -14,7 +14,11 @@ register(
         "oracle": f"{_ENVS}.timeseries.policies:OraclePolicy",
         "hack_overview": f"{_ENVS}.timeseries.policies:HackOverviewPolicy",
         "hack_wide_zoom": f"{_ENVS}.timeseries.policies:HackWideZoomPolicy",
+        "hack_blind_scan": f"{_ENVS}.timeseries.policies:HackBlindScanPolicy",
+        "hack_max_scan": f"{_ENVS}.timeseries.policies:HackMaxScanPolicy",
+        "hack_junk_zoom": f"{_ENVS}.timeseries.policies:HackJunkZoomPolicy",
     },
+    grader_fixtures=f"{_ENVS}.timeseries.grader_fixtures:fixtures",
 )
 
 register(

@@ -5,6 +5,11 @@ task, different policy seeds) and reports mean reward, success rate, mean turns,
 pass@k of Chen et al. (2021) over the samples of each task, and the environment's own
 aggregates (`Env.summarize`). Episodes are produced by `run_episodes`.
 
+Policies are ranked on the task reward. Reward components an environment declares as
+training-time shaping (`shaping_components`, e.g. TimeSeries-v0's decaying exploration
+bonus) are left out of `mean_reward` and reported apart as `shaping_reward`; `train_reward`
+is the sum the trainer optimised.
+
 Failures are not scores. An episode that ended in an exception or timeout (a dead policy
 server, a crashed sandbox: `Trajectory.error`) says nothing about the policy, so every metric
 is computed over *completed* episodes only; failed ones are counted apart under `failures`,
@@ -25,7 +30,7 @@ from envgym.registration import load_entry_point, make, spec
 from envgym.trajectory import Trajectory
 
 __all__ = ["MAX_ERROR_RATE", "aggregate", "evaluate", "failure_reasons", "pass_at_k",
-           "run_episodes"]
+           "run_episodes", "shaping_components", "shaping_return"]
 
 MAX_ERROR_RATE = 0.1
 """Default share of failed episodes above which `envgym eval` exits non-zero."""
@@ -51,7 +56,9 @@ def aggregate(env_id: str, policy: str, trajectories: list[Trajectory], k: int =
     samples = min(len(v) for v in by_task.values()) if by_task else 0
     outcomes = [t.outcome for t in done if t.outcome]
     metrics = _summarizer(env_id)(outcomes) if outcomes else {}
-    rewards = [t.total_reward for t in done]
+    shaping = shaping_components(env_id)
+    shaped = [shaping_return(t, shaping) for t in done]
+    rewards = [t.total_reward - s for t, s in zip(done, shaped)]
     result = {
         "env": env_id,
         "policy": policy,
@@ -60,6 +67,8 @@ def aggregate(env_id: str, policy: str, trajectories: list[Trajectory], k: int =
         "samples_per_task": samples,
         "mean_reward": _mean(rewards),
         "reward_ci95": _ci95(rewards),
+        "shaping_reward": _mean(shaped),
+        "train_reward": _mean([t.total_reward for t in done]),
         "success_rate": _mean([float(t.success) for t in done]),
         "mean_turns": _mean([len(t.turns) for t in done]),
         "errors": len(failed),
@@ -68,7 +77,8 @@ def aggregate(env_id: str, policy: str, trajectories: list[Trajectory], k: int =
         "metrics": metrics,
     }
     if not done:  # nothing completed: there is no reward to report, only failures
-        for key in ("mean_reward", "reward_ci95", "success_rate", "mean_turns"):
+        for key in ("mean_reward", "reward_ci95", "shaping_reward", "train_reward",
+                    "success_rate", "mean_turns"):
             result[key] = None
     for kk in sorted({1, k}):
         if by_task and kk <= samples:
@@ -130,6 +140,19 @@ def run_episodes(env_id: str, policy: Any, *, episodes: int, group_size: int = 1
     finally:
         if workers:
             target.shutdown()
+
+
+def shaping_components(env_id: str) -> tuple[str, ...]:
+    """The reward components `env_id`'s class declares as training-time shaping."""
+    target = load_entry_point(spec(env_id).entry_point)
+    if not isinstance(target, type):
+        target = type(make(env_id))
+    return tuple(getattr(target, "shaping_components", ()))
+
+
+def shaping_return(trajectory: Trajectory, shaping: tuple[str, ...]) -> float:
+    """The part of a trajectory's return paid by the `shaping` components."""
+    return sum(t.reward_components.get(k, 0.0) for t in trajectory.turns for k in shaping)
 
 
 def _summarizer(env_id: str):

@@ -106,27 +106,34 @@ def play(env_id: str, env: Any, policy: str, episodes: int, seed: int,
     """`mean_reward`, `success_rate` and `metrics` of scripted `policy` over seeds
     `seed .. seed + episodes - 1`. A single-agent environment is driven in a plain loop on one
     instance (reset, act, step): the engine's per-episode set-up would dominate a check that
-    plays hundreds of scripted episodes. Multi-agent environments go through `evaluate`."""
+    plays hundreds of scripted episodes. Multi-agent environments go through `evaluate`.
+    `mean_reward` is the task reward: components the environment declares as training-time
+    shaping (`shaping_components`) are reported apart as `shaping_reward`."""
     if env is None:
         from envgym.evaluation import evaluate
 
         return evaluate(env_id, f"scripted:{policy}", episodes=episodes, seed=seed,
                         env_kwargs=env_kwargs)
     factory = load_entry_point(spec(env_id).scripted[policy])
-    returns, outcomes = [], []
+    shaping = tuple(getattr(env, "shaping_components", ()))  # ranked without (evaluation)
+    returns, shaped, outcomes = [], [], []
     for ep in range(episodes):
         agent = factory(seed=seed + ep)
         messages, _ = env.reset(seed=seed + ep)
-        total, done, info = 0.0, False, {}
+        total, bonus, done, info = 0.0, 0.0, False, {}
         while not done:
             action = agent.act(env, messages)
             obs, reward, terminated, truncated, info = env.step(action)
             messages = [*messages, {"role": "assistant", "content": action}, *obs]
+            parts = info.get("reward_components") or {}
+            bonus += sum(float(parts.get(k, 0.0)) for k in shaping)
             total += reward
             done = terminated or truncated
-        returns.append(total)
+        returns.append(total - bonus)
+        shaped.append(bonus)
         outcomes.append(info.get("outcome") or {"success": False})
     return {"mean_reward": sum(returns) / len(returns),
+            "shaping_reward": sum(shaped) / len(shaped),
             "success_rate": sum(bool(o.get("success")) for o in outcomes) / len(outcomes),
             "metrics": type(env).summarize(outcomes)}
 

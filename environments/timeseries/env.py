@@ -29,8 +29,16 @@ comes from the run (`bind_run`, see `envgym.runstate`), or the `train_step` rese
 
 The opening sketch does not answer the question (the task generator compensates its buckets,
 see `tasks.py`), and one zoom covers at most `max_zoom_span` points (a quarter of the series
-by default), so a single whole-series zoom cannot replace looking at the evidence. Evidence
-coverage (share of the evidence points inspected) is reported in the outcome, not rewarded.
+by default), so a single whole-series zoom cannot replace looking at the evidence. A zoom
+shows at most `zoom_points` values (16 by default), mean-pooled: a wide zoom is a coarse
+view and only a narrow one shows every point, so reading the whole series at full detail
+takes far more rounds than the budget and segment selection, not brute force, pays.
+Evidence coverage (share of the evidence points inspected) is reported in the outcome, not
+rewarded.
+
+The exploration bonus is training-time shaping (it decays to 0 by step 300, and a junk zoom
+can buy it). It stays its own component, declared in `shaping_components`, so evaluation and
+`envgym check` rank policies on the task reward without it (`envgym.evaluation`).
 """
 
 from __future__ import annotations
@@ -73,10 +81,11 @@ class TimeSeriesEnv(TextEnv):
     """Zoom into a long series, then answer a multiple-choice question about it."""
 
     tools = TOOLS
+    shaping_components = ("exploration",)  # training-time shaping: ranked without (evaluation)
     shared_resources = ("dataset_tasks", "run")  # forks share the run's state (envgym.runstate)
 
     def __init__(self, *, series_length: int = 1024, task_types: list[str] | None = None,
-                 sketch_points: int = 16, zoom_points: int = 64, max_rounds: int = 5,
+                 sketch_points: int = 16, zoom_points: int = 16, max_rounds: int = 5,
                  point_cost: float = 1e-4, exploration_bonus: float = 1.0,
                  tool_format: Literal["json", "tag"] = "json", require_first_zoom: bool = True,
                  first_seg_trials: int = 5, max_zoom_span: int | None = None,
@@ -225,7 +234,8 @@ class TimeSeriesEnv(TextEnv):
         msg = (f"Invalid action: {error}\nNo valid segment in {self.first_seg_trials} tries; "
                "the episode is over.")
         info = {"role": "controller", "role_components": {"controller": dict(components)},
-                "outcome": outcome, "role_rewards": dict(self.role_totals)}
+                "outcome": outcome, "role_rewards": dict(self.role_totals),
+                "task_return": self._task_return(components)}
         return StepResult([user(msg)], components, terminated=True, info=info, parse_error=error)
 
     def _on_zoom(self, action: str, seg: tuple[int, int]) -> StepResult:
@@ -243,12 +253,14 @@ class TimeSeriesEnv(TextEnv):
         self.round_formats.append(_think_format(action))
         components = {"round": -0.1, "points": -self.point_cost * (end - start + 1)}
         text = _render_values(self.task.series, start, end, self.zoom_points)
+        shown = min(self.zoom_points, end - start + 1)
         if len(self.segments) >= self.max_rounds:
             self.answering = True
             text += f"\nYou have used all {self.max_rounds} zoom rounds. Now answer: <answer>LETTER</answer>."
         self.role_totals["controller"] += sum(components.values())
         return StepResult([{"role": "tool", "content": text}], components,
-                          info={"role": "controller", "role_components": {"controller": dict(components)}})
+                          info={"role": "controller", "values_shown": shown,
+                                "role_components": {"controller": dict(components)}})
 
     def _on_answer(self, action: str, answer: str) -> StepResult:
         if self.require_first_zoom and not self.segments:
@@ -280,10 +292,16 @@ class TimeSeriesEnv(TextEnv):
                    "fraction_inspected": self._points_inspected() / len(self.task.series),
                    "coverage": self._coverage(), "chance": self.task.chance}
         info = {"role": "reasoner", "outcome": outcome, "role_rewards": dict(self.role_totals),
+                "task_return": self._task_return(controller),
                 "role_components": {"controller": dict(controller), "reasoner": dict(reasoner)},
                 "accuracy": acc}
         feedback = "Correct." if acc else f"Incorrect; the answer was {self.task.answer}."
         return StepResult([user(feedback)], {**reasoner, **controller}, terminated=True, info=info)
+
+    def _task_return(self, terminal: dict[str, float]) -> float:
+        """The episode's return without the shaping components (all paid on the last step)."""
+        shaping = sum(terminal.get(k, 0.0) for k in self.shaping_components)
+        return sum(self.role_totals.values()) - shaping
 
     def _controller_terminal(self, c: float) -> dict[str, float]:
         if not self.segments:  # only without require_first_zoom: never a valid segment
@@ -318,7 +336,12 @@ class TimeSeriesEnv(TextEnv):
 
     @classmethod
     def summarize(cls, outcomes: list[dict[str, Any]]) -> dict[str, float]:
+        """Adds per-type accuracy and `above_chance`, the mean of score minus the task's
+        chance rate (answering blind sits at 0 whatever the mix of task types)."""
         metrics = super().summarize(outcomes)
+        scored = [o for o in outcomes if "chance" in o]
+        if scored:
+            metrics["above_chance"] = float(np.mean([o["score"] - o["chance"] for o in scored]))
         for kind in TASK_TYPES:
             scores = [o["score"] for o in outcomes if o.get("task_type") == kind]
             if scores:

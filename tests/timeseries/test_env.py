@@ -40,7 +40,7 @@ def test_zoom_rewards_and_components_by_hand():
     obs, reward, term, trunc, info = env.step(zoom(100, 199))
     assert info["reward_components"] == pytest.approx({"round": -0.1, "points": -0.1})
     assert reward == pytest.approx(-0.2) and info["role"] == "controller"
-    assert obs[0]["role"] == "tool" and obs[0]["content"].startswith("segment [100, 199]: 64 values")
+    assert obs[0]["role"] == "tool" and obs[0]["content"].startswith("segment [100, 199]: 16 values, step 6.25")
 
 
 def test_answer_step_carries_artist_controller_and_reasoner_components():
