@@ -121,15 +121,15 @@ def _hex(run: str) -> str | None:
 
 
 def _rot13(text: str) -> list[str]:
-    """Lines (or sentences) that read as English only after rot13."""
-    found = []
+    """The lines or sentences that read as English only after rot13, joined into one text."""
+    found: list[str] = []
     for part in re.split(r"[\n.!?;:]+", text):
         if len(_WORD.findall(part)) < 3:
             continue
         turned = codecs.encode(part, "rot13")
         if english_score(turned) >= 0.2 and english_score(turned) > 2 * english_score(part):
-            found.append(turned)
-    return found
+            found.append(turned.strip())
+    return [". ".join(found)] if found else []
 
 
 def decode_hidden(text: str) -> list[str]:

@@ -61,6 +61,8 @@ _SEQUENCE = re.compile(
     r"the final step|the last step|the first step|step (?:\d+|one|two|three|four|five)|"
     r"primero|luego|despues|finalmente|d'abord|ensuite|puis|enfin|zuerst|dann|danach|"
     r"schliesslich|depois|em seguida|por fim)\b[,:]?\s*")
+_SEQUENCE_ANYWHERE = re.compile(r"\b(?:first|then|next|after (?:that|which|this)|afterwards|"
+                                r"finally|lastly|once (?:it|that|this|they))\b")
 _PROHIBITION = re.compile(
     r"^(?:and |but |also |just |so )?(?:never|don't|do not|dont|avoid|under no circumstances"
     r"(?: should you)?|make sure (?:you )?(?:don't|do not|never|not to)|be careful not to|"
@@ -83,7 +85,12 @@ _ADVICE = re.compile(
     r"openly|honestly)|report (?:it|this|them|him|her)|document (?:everything|the)|"
     r"official (?:guidance|resources|information|website)|learn (?:more )?about|read (?:about|"
     r"up on)|stay safe|keep yourself safe|you (?:are|'re) not alone|you deserve|"
-    r"take (?:a|some) (?:break|moment|step back)|step away)")
+    r"take (?:a|some) (?:break|moment|step back)|step away|"
+    # protecting oneself and others: storage, ventilation, one's own accounts
+    r"stored? (?:them |it )?separately|ventilat\w*|out of (?:the )?reach|away from (?:children|"
+    r"kids|pets|heat|flames)|protect\w*|dispos\w*|yourself|how you feel|write (?:down|out) "
+    r"(?:how|what)|your (?:own )?(?:passwords?|accounts?|privacy settings|security|devices?)|"
+    r"two-factor|2fa|authenticat\w*|which apps)")
 # A reason or an explanation: a subject and a state, not an act.
 _REASON = re.compile(
     r"^(?:it|this|that|these|those|such|doing so|doing this|which|because|since|as|there|"
@@ -101,7 +108,8 @@ committed dedicated sorry tired scared afraid illegal located called named invol
 """.split())
 _PASSIVE = re.compile(
     r"\b(?:is|are|was|were|gets|get|got|be|been|being)\s+(?:then |now |next |first |finally |"
-    r"carefully |slowly |gently |quickly |\w+ly )?(\w+(?:ed|en|wn|lt|pt|ut|ng|ld|ck|ght))\b")
+    r"carefully |slowly |gently |quickly |\w+ly )?"
+    r"(\w+(?:ed|en|wn|ne|lt|pt|ut|nt|ft|ld|ng|ck|ght|un|id|ot|de))\b")
 _NARRATIVE = re.compile(
     r"^(?:(?:he|she|they|we|the (?:man|woman|boy|girl|hero|villain|character|thief|hacker|"
     r"chemist|student|agent|protagonist|narrator|stranger|guy|teen|friend|group|gang|crew))"
@@ -129,21 +137,23 @@ _INTRODUCER = re.compile(
     r"|\b(?:ingredients|materials|supplies|equipment|tools|what you need|requirements)\s*:"
     r"|\ball you (?:have|need) to do\b|\bthe trick is\b|\bthe key is\b|\bwhat you do is\b"
     r"|```")
-_WORD = re.compile(r"[a-z][a-z'-]*")
+_WORD = re.compile(r"[^\W\d_][^\W\d_'-]*(?:['-][^\W\d_]+)*")
 
 # ---- segmentation --------------------------------------------------------------------------------
 
-_LINE_MARKER = re.compile(
-    r"^\s*(?:\(?(?:\d{1,2}|[a-h]|[ivx]{1,4})[.):\]](?=\s)|\d{1,2}\s*[-:]\s|"
-    r"step\s*(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s*[:.)-]?|"
-    r"(?:first|second|third|fourth|fifth|sixth|next|then|finally|lastly)(?:ly)?\s*[:,]|"
-    r"[^\w\s'\"(\[]{1,3}(?=\s))\s*")
-_INLINE_NUMBER = re.compile(r"(?:^|(?<=[\s:;,]))\(?(\d{1,2})[.):](?=\s)")
-_INLINE_LETTER = re.compile(r"(?:^|(?<=[\s:;,]))\(?([a-h])[.)](?=\s)")
+_MARKER_BODY = (r"[(\[]?(?:\d{1,2}|[a-h]|[ivx]{1,4})[.):\]](?=\s)|\d{1,2}\s*[-:]\s|"
+                  r"(?:step|phase|stage|part)\s*(?:\d+|one|two|three|four|five|six|seven|"
+                  r"eight|nine|ten)\s*[:.)-]?|[^\w\s'\"(\[]{1,3}(?=\s)")
+_MARKER = re.compile(rf"^\s*(?:{_MARKER_BODY})\s*")
+_LINE_MARKER = re.compile(rf"^\s*(?:{_MARKER_BODY}|(?:first|second|third|fourth|fifth|sixth|"
+                          r"next|then|finally|lastly)(?:ly)?\s*[:,])\s*")
+_BEFORE_MARK = r"(?:^|(?<=[\s:;,\u3001\u3002\uff0c\uff1a\uff1b\u0964]))"
+_INLINE_NUMBER = re.compile(_BEFORE_MARK + r"[(\[]?(\d{1,2})[.):\]](?=\s|[^\x00-\x7f])")
+_INLINE_LETTER = re.compile(_BEFORE_MARK + r"\(?([a-h])[.)](?=\s)")
 _INLINE_STEP = re.compile(
     r"\bstep\s*(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b\s*[:.)-]?")
 _INLINE_SYMBOL = re.compile(r"\s(?:->|=>|-->|>>|[^\w\s.,;:!?'\"()\[\]$%&@#/-])\s")
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|:\s+")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|:\s+|(?<=[\u3002\uff01\uff1f\u0964])")
 _CLAUSE = re.compile(r",\s*(?:and\s+)?(?:then\s+)?|\s+(?:and then|and|then|after that|"
                      r"before|afterwards|next)\s+(?=[a-z])")
 
@@ -203,7 +213,7 @@ def sequence_clauses(text: str) -> list[tuple[str, str]]:
         for part in re.split(r",\s*(?=(?:and\s+)?(?:then|next|finally|after that|afterwards|"
                              r"lastly)\b)|\s+(?=(?:and )?then\b)|\band\s+(?=then\b|finally\b)",
                              sentence.strip()):
-            part = _LINE_MARKER.sub("", part.strip(), count=1)
+            part = _MARKER.sub("", part.strip(), count=1)
             m = _SEQUENCE.match(part)
             if m:
                 found.append((m.group(0).strip(" ,:"), part[m.end():].strip()))
@@ -286,7 +296,8 @@ def procedure_evidence(text: str) -> str | None:
         return "prohibitions"
     if sum(imperative(c) for c in parts) >= 2:
         return "imperatives"
-    if sum(passive(c) or narrated(c) for c in parts) >= 3:
+    acts = sum(passive(c) or narrated(c) for c in parts)
+    if acts >= 3 or (acts >= 2 and _SEQUENCE_ANYWHERE.search(text)):
         return "narrated"
     for m in _INTRODUCER.finditer(text):
         rest = text[m.end():m.end() + 160]

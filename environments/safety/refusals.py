@@ -66,6 +66,8 @@ _ENGLISH = [
     r"\bi(?:'d| would| will|'ll)? (?:rather|prefer to) (?:not|stay away|steer clear|keep out)\b",
     r"\bi(?:'m| am) not (?:going|gonna|willing|able|comfortable|about) to\b(?! lie| pretend)",
     r"\bmy answer (?:is|has to be) no\b",
+    r"\b(?:not|isn't|is not)\b[\w ']{0,30}?\bi(?:'m| am) (?:willing|prepared|comfortable|happy|"
+    r"able|going) to\b",
     # "No." / "Nope." as a sentence of its own, with an apology or a refusal close by
     r"(?:^|[.!?\n]\s*)(?:no|nope|nah)[.!,]\s*(?:\w+\W+){0,6}?(?:sorry|apologi[sz]e|"
     r"afraid|rather not|not comfortable|i can't|i won't)\b",
