@@ -17,11 +17,20 @@ Specs, accepted the same way by `eval`, `rollout` and `train`:
 Log-probs: `Completion.logprobs[i]` is log softmax(logits / T)[token_i] of the model's
 distribution at sampling temperature T (T = 1 when greedy), before top-k / top-p
 truncation — what a learner recomputes with `sequence_logprobs(..., temperature=T)`.
+
+Per-row sampling. `generate(prompts, sampling)` takes one `SamplingParams` for every prompt
+or a sequence of them, one per prompt (own temperature, top-p/k, stop, max tokens, seed), so
+requests with different settings share a batch. Backends that accept the sequence say so
+with `per_row_sampling = True`; the engine then gives each row the seed of its (run seed,
+episode, member, turn), which is what makes a rollout independent of how rows were batched.
+A single seeded `SamplingParams` means row i gets `mix_seed(seed, i)`: rows of one call
+differ, and the same call is reproducible. `row_sampling` is that rule, for every backend.
 """
 
 from __future__ import annotations
 
 import importlib
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
@@ -30,7 +39,7 @@ from envgym.errors import PolicyError
 from envgym.spaces import Message
 
 __all__ = ["Completion", "Policy", "Prompt", "SamplingParams", "ScriptedFactory", "load_policy",
-           "is_token_policy"]
+           "is_token_policy", "mix_seed", "row_sampling"]
 
 Prompt = list[int] | list[Message]
 
@@ -52,6 +61,33 @@ class SamplingParams:
     @property
     def greedy(self) -> bool:
         return self.temperature <= 0
+
+
+def mix_seed(*parts: int) -> int:
+    """A 63-bit seed from integer parts, e.g. (run seed, episode, member, turn). Hashing the
+    tuple, not adding, so that (s, i + 1) and (s + 1, i) never share a stream."""
+    import numpy as np
+
+    words = [int(p) & (2**64 - 1) for p in parts]
+    state = np.random.SeedSequence(words).generate_state(2, dtype=np.uint32)
+    return int((int(state[0]) << 32 | int(state[1])) & (2**63 - 1))
+
+
+def row_sampling(sampling: SamplingParams | Sequence[SamplingParams], n: int
+                 ) -> list[SamplingParams]:
+    """One `SamplingParams` per row (see the module docstring); a sequence must have n."""
+    if isinstance(sampling, SamplingParams):
+        if sampling.seed is None:
+            return [sampling] * n
+        return [sampling.with_seed(mix_seed(sampling.seed, i)) for i in range(n)]
+    rows = list(sampling)
+    if len(rows) != n or not all(isinstance(r, SamplingParams) for r in rows):
+        raise PolicyError(f"generate: {n} prompts need one SamplingParams or {n} of them, "
+                          f"got {len(rows)} items.")
+    for r in rows:
+        if r.seed is not None and not isinstance(r.seed, numbers.Integral):
+            raise PolicyError(f"SamplingParams.seed must be an int or None, got {r.seed!r}.")
+    return rows
 
 
 @dataclass
@@ -77,8 +113,10 @@ class Policy(Protocol):
     name: str
     tokenizer: Any
 
-    def generate(self, prompts: Sequence[Prompt], sampling: SamplingParams) -> list[Completion]:
-        """One completion per prompt (token ids, or messages when `tokenizer` is None)."""
+    def generate(self, prompts: Sequence[Prompt],
+                 sampling: SamplingParams | Sequence[SamplingParams]) -> list[Completion]:
+        """One completion per prompt (token ids, or messages when `tokenizer` is None).
+        A sequence of params (one per prompt) only where `per_row_sampling` is true."""
         ...
 
     def score(self, contexts: Sequence[str], targets: Sequence[str]) -> list[list[float]]:

@@ -22,12 +22,15 @@ in a thread pool, never on the event loop, under `step_timeout`. The pool has at
 (`concurrency`): enough to overlap environments that wait on sandboxes, servers or judges,
 while CPU-bound steps cannot use more threads than cores anyway and each thread costs memory.
 Waiting for a free worker is not counted as step time. A policy's prompts are
-gathered by a batcher: it fires one `generate` call when every live episode that uses the
-policy is waiting for it, those still inside an environment step included, or once no prompt
-has arrived for `batch_wait` seconds; so a turn costs one batched call, and a straggler
-joins the next call rather than holding up the rest. An exception or timeout in an environment ends *that*
-episode as failed (`Trajectory.error`, outcome `{"success": False, "score": 0.0}`); the rest
+gathered by a batcher (`envgym.batcher`, which states its rule): a turn costs one batched
+call, and a straggler joins the next call rather than holding up the rest. An exception or
+timeout in an environment ends *that* episode as failed (`Trajectory.error`, outcome
+`{"success": False, "score": 0.0}`); the rest
 of the batch carries on. A policy failure fails the episodes of that call.
+
+Seeds. Every sampled turn has its own seed, `mix_seed(run seed, episode seed, member,
+agent, turn)` (run seed = `sampling.seed`, else `seed`), handed to the policy per row: the
+same call gives the same trajectories whatever the concurrency or batch composition.
 
 Tokens. For token policies the engine keeps each turn's prompt as token ids: the sampled ids
 are appended as they were sampled, and only the new observation messages are tokenised, as
@@ -45,14 +48,15 @@ import asyncio
 import json
 import os
 import sys
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from envgym.batcher import Batcher
 from envgym.errors import PolicyError
-from envgym.policy import Completion, SamplingParams, ScriptedFactory, is_token_policy, load_policy
+from envgym.policy import (Completion, SamplingParams, ScriptedFactory, is_token_policy,
+                           load_policy, mix_seed)
 from envgym.spaces import Message
 from envgym.stops import cut_at_stop, first_stop_end, with_stops
 from envgym.tokens import char_to_token_spans
@@ -139,7 +143,9 @@ def branch(env: Any, prefix: Trajectory, turn: int, k: int, policy: Any, *,
 class _Seat:
     traj: Trajectory
     actor: Any                     # a Policy, or a ScriptedPolicy instance
-    batcher: _Batcher | None
+    batcher: Batcher | None
+    key: tuple[int, ...] = ()
+    """(episode seed, member, agent index): with the run seed and turn, the sampling seed."""
     messages: list[Message] = field(default_factory=list)
     obs: list[Message] = field(default_factory=list)
     ids: list[int] = field(default_factory=list)
@@ -174,80 +180,6 @@ class _Seat:
             self.ended_with_eos = completion.ended_with_eos
 
 
-class _Batcher:
-    """Gathers prompts of live episodes into one `generate` call per turn.
-
-    A call waits for *every* live episode of the policy, including those still inside an
-    environment step: on one device a batch of 16 costs about what a batch of 12 does, so
-    firing early and serving the stragglers with a second call nearly doubles the turn. It
-    stops waiting once no prompt has arrived for `wait` seconds (a slow environment's episode
-    then joins the next call instead of holding everyone up). Arrivals wake it through an
-    event, not by polling, so waiting costs the generating thread no GIL time.
-    """
-
-    def __init__(self, policy: Any, sampling: SamplingParams, seed: int, wait: float):
-        self.policy, self.sampling, self.seed, self.wait = policy, sampling, seed, wait
-        self.queue: list[tuple[Any, asyncio.Future]] = []
-        self.members = self.away = self.calls = 0
-        self.busy = False
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="envgym-generate")
-        self.generate_s = 0.0
-        self.sizes: list[int] = []
-        """Prompts per `generate` call, for benchmarks and tests of the batching."""
-        self.changed: asyncio.Event | None = None
-
-    async def submit(self, prompt: Any) -> Completion:
-        future = asyncio.get_running_loop().create_future()
-        self.queue.append((prompt, future))
-        self.kick()
-        return await future
-
-    def kick(self) -> None:
-        if self.changed is not None:
-            self.changed.set()
-        if self.queue and not self.busy:
-            self.busy = True
-            asyncio.ensure_future(self._flush())
-
-    def leave(self) -> None:
-        """An episode (or agent) of this policy is done: stop waiting for it."""
-        self.members -= 1
-        self.kick()
-
-    async def _gather(self) -> None:
-        """Wait until every member is queued or none has arrived for `wait` seconds."""
-        self.changed = self.changed or asyncio.Event()
-        deadline, seen = time.monotonic() + self.wait, len(self.queue)
-        while len(self.queue) < self.members and (left := deadline - time.monotonic()) > 0:
-            self.changed.clear()
-            try:
-                await asyncio.wait_for(self.changed.wait(), left)
-            except asyncio.TimeoutError:
-                return
-            if len(self.queue) > seen:  # an arrival: the rest are likely close behind
-                deadline, seen = time.monotonic() + self.wait, len(self.queue)
-
-    async def _flush(self) -> None:
-        await self._gather()
-        batch, self.queue = self.queue, []
-        self.sizes.append(len(batch))
-        sampling = self.sampling.with_seed((self.sampling.seed or self.seed) * 100_003 + self.calls)
-        self.calls += 1
-        start = time.perf_counter()
-        try:
-            result = await asyncio.get_running_loop().run_in_executor(
-                self.pool, self.policy.generate, [p for p, _ in batch], sampling)
-        except Exception as e:  # noqa: BLE001 - fails the episodes of this call, not the run
-            for _, future in batch:
-                future.set_exception(PolicyError(f"policy failed: {type(e).__name__}: {e}"))
-        else:
-            for (_, future), completion in zip(batch, result, strict=True):
-                future.set_result(completion)
-        self.generate_s += time.perf_counter() - start
-        self.busy = False
-        self.kick()
-
-
 # ---- the engine --------------------------------------------------------------------------
 
 
@@ -258,12 +190,13 @@ class _Engine:
         self.make = env_id if callable(env_id) else _maker(env_id, env_kwargs, max_turns)
         self.policies = {a: _resolve(p, self.env_id) for a, p in policies.items()}
         self.sampling, self.seed = sampling or SamplingParams(), seed
+        self.run_seed = self.sampling.seed if self.sampling.seed is not None else seed
         self.step_timeout, self.max_turns = step_timeout, max_turns or 1000
         threads = max(1, min(concurrency, ENV_THREADS))
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="envgym-env")
         self.free = asyncio.Semaphore(threads)
         self.slots = asyncio.Semaphore(concurrency)
-        self.batchers = {id(p): _Batcher(p, self.sampling, seed, batch_wait)
+        self.batchers = {id(p): Batcher(p, self.sampling, batch_wait)
                          for p in self.policies.values() if not isinstance(p, ScriptedFactory)}
 
     async def in_thread(self, seats: Sequence[_Seat], fn: Callable, *args: Any) -> Any:
@@ -293,14 +226,15 @@ class _Engine:
         future.add_done_callback(lambda _: _call_soon(loop, self.free.release))
         return await asyncio.wait_for(asyncio.wrap_future(future), self.step_timeout)
 
-    def seat(self, agent: str | None, traj: Trajectory, actor_seed: int) -> _Seat:
+    def seat(self, agent: str | None, traj: Trajectory, actor_seed: int,
+             key: tuple[int, ...] = ()) -> _Seat:
         policy = self.policies.get(agent, self.policies.get("*", self.policies.get(None)))
         if policy is None:
             raise PolicyError(f"no policy for agent {agent!r}; pass one per agent or '*'.")
         traj.policy = getattr(policy, "name", repr(policy))
         if isinstance(policy, ScriptedFactory):
             return _Seat(traj, policy(seed=actor_seed), None)
-        seat = _Seat(traj, policy, self.batchers[id(policy)])
+        seat = _Seat(traj, policy, self.batchers[id(policy)], key)
         seat.batcher.members += 1
         return seat
 
@@ -319,7 +253,8 @@ class _Engine:
             end = first_stop_end(text, stops)
             return (text if end is None else text[:end]), None
         prompt = seat.ids if is_token_policy(seat.actor) else _merged(seat.messages)
-        completion = cut_at_stop(await seat.batcher.submit(prompt), stops,
+        seed = mix_seed(self.run_seed, *seat.key, len(seat.traj.turns))
+        completion = cut_at_stop(await seat.batcher.submit(prompt, seed), stops,
                                  getattr(_chat(seat.actor), "decode", None))
         return completion.text, completion
 
@@ -329,7 +264,7 @@ class _Engine:
         async with self.slots:
             env, seat = None, None
             try:
-                seat = self.seat(None, traj, self.seed + 1000 * task + member)
+                seat = self.seat(None, traj, self.seed + 1000 * task + member, (seed, member, 0))
                 env = await self.in_thread([seat], self.make)
                 self.adopt_stops(env)
                 obs, info = await self.in_thread([seat], lambda: env.reset(seed=seed))
@@ -366,7 +301,8 @@ class _Engine:
                 for i, agent in enumerate(env.possible_agents):
                     traj = Trajectory(env_id=self.env_id, seed=seed, group_id=group,
                                       agent_id=agent, meta={"member": member})
-                    seats[agent] = self.seat(agent, traj, self.seed + 1000 * task + 100 * member + i)
+                    actor_seed = self.seed + 1000 * task + 100 * member + i
+                    seats[agent] = self.seat(agent, traj, actor_seed, (seed, member, i))
                 obs, infos = await self.in_thread(list(seats.values()),
                                                   lambda: env.reset(seed=seed))
                 for agent, seat in seats.items():

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from envgym.errors import PolicyError
-from envgym.policy import Completion, SamplingParams
+from envgym.policy import Completion, SamplingParams, row_sampling
 from envgym.tokens import ChatTokenizer
 
 __all__ = ["HFPolicy", "sample_tokens", "sequence_logprobs"]
@@ -55,6 +55,49 @@ def sample_tokens(logits: torch.Tensor, sampling: SamplingParams,
         probs = filtered.softmax(-1)
         tokens = torch.multinomial(probs, 1, generator=generator).squeeze(-1)
     return tokens, logprobs.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+
+
+class _Sampler:
+    """Per-row sampling: each row has its own temperature, top-k/top-p and uniform stream.
+
+    Row i's t-th token is the inverse CDF of its (filtered) distribution at `u[i, t]`, and
+    `u[i]` comes from a generator seeded by that row's seed alone. So what a row samples
+    depends on its own logits and seed, never on which other rows share the batch or how
+    much left padding they brought (padding changes logits only at float-rounding level).
+    """
+
+    def __init__(self, rows: list[SamplingParams], fallback: torch.Generator,
+                 device: torch.device):
+        self.rows = rows
+        self.greedy = torch.tensor([r.greedy for r in rows], device=device)
+        self.temps = torch.tensor([[1.0 if r.greedy else r.temperature] for r in rows],
+                                  device=device)
+        steps = max(1, max(r.max_tokens for r in rows))
+        seeds = [r.seed if r.seed is not None else
+                 int(torch.randint(2**62, (1,), generator=fallback)) for r in rows]
+        self.uniform = torch.stack([
+            torch.rand(steps, generator=torch.Generator().manual_seed(int(s) & (2**63 - 1)),
+                       dtype=torch.float64) for s in seeds]).to(device)
+        self.filters: dict[tuple[int, float], list[int]] = {}
+        for i, r in enumerate(rows):
+            if not r.greedy and (r.top_k > 0 or r.top_p < 1.0):
+                self.filters.setdefault((r.top_k, r.top_p), []).append(i)
+
+    def sample(self, logits: torch.Tensor, step: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Tokens for every row at decode `step`, and their log-probs under logits / T."""
+        scaled = logits.float() / self.temps
+        logprobs = scaled.log_softmax(-1)
+        tokens = scaled.argmax(-1)
+        if not bool(self.greedy.all()):
+            filtered = scaled
+            for (k, p), idx in self.filters.items():
+                filtered = filtered.clone() if filtered is scaled else filtered
+                filtered[idx] = _top_k_top_p(scaled[idx], k, p)
+            cdf = filtered.double().softmax(-1).cumsum(-1)
+            u = self.uniform[:, step:step + 1] * cdf[:, -1:]
+            drawn = torch.searchsorted(cdf, u, right=True).squeeze(-1)
+            tokens = torch.where(self.greedy, tokens, drawn.clamp(max=cdf.shape[-1] - 1))
+        return tokens, logprobs.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
 
 
 def _top_k_top_p(logits: torch.Tensor, top_k: int, top_p: float) -> torch.Tensor:
@@ -108,35 +151,41 @@ class HFPolicy:
         self._cache_arg = "cache" if "cache" in params else "past_key_values"
         if threads:
             torch.set_num_threads(threads)
-        self.generator = torch.Generator(self.device).manual_seed(seed)
+        self.generator = torch.Generator().manual_seed(seed)
+        """Seeds rows whose params carry none (unseeded calls still differ call to call)."""
+
+    per_row_sampling = True
+    """`generate` takes one `SamplingParams` per prompt (see `envgym.policy`)."""
 
     # ---- generation ------------------------------------------------------------------------
 
-    def generate(self, prompts: Sequence[Sequence[int]], sampling: SamplingParams
-                 ) -> list[Completion]:
-        """Sample one completion per token-id prompt, in batches of `batch_size`."""
+    def generate(self, prompts: Sequence[Sequence[int]],
+                 sampling: SamplingParams | Sequence[SamplingParams]) -> list[Completion]:
+        """Sample one completion per token-id prompt, in batches of `batch_size`; `sampling`
+        is one `SamplingParams` for all or one per prompt (`envgym.policy.row_sampling`)."""
         if prompts and not isinstance(prompts[0][0] if prompts[0] else 0, int):
             raise PolicyError("HFPolicy.generate takes token-id prompts; use policy.chat.")
-        if sampling.seed is not None:
-            self.generator.manual_seed(sampling.seed)
+        rows = row_sampling(sampling, len(prompts))
         out: list[Completion] = []
         for i in range(0, len(prompts), self.batch_size):
-            out += self._generate_batch([list(p) for p in prompts[i:i + self.batch_size]], sampling)
+            out += self._generate_batch([list(p) for p in prompts[i:i + self.batch_size]],
+                                        rows[i:i + self.batch_size])
         return out
 
     @torch.no_grad()
-    def _generate_batch(self, prompts: list[list[int]], sampling: SamplingParams
+    def _generate_batch(self, prompts: list[list[int]], params: list[SamplingParams]
                         ) -> list[Completion]:
         ids, mask = self._left_pad(prompts)
         out = self.model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask),
                          use_cache=True)
         position = _positions(mask)[:, -1]
-        rows = [_Row() for _ in prompts]
-        for _ in range(sampling.max_tokens):
-            tokens, logprobs = sample_tokens(out.logits[:, -1], sampling, self.generator)
+        rows = [_Row(p) for p in params]
+        sampler = _Sampler(params, self.generator, self.device)
+        for step in range(max(p.max_tokens for p in params)):
+            tokens, logprobs = sampler.sample(out.logits[:, -1], step)
             for row, tok, lp in zip(rows, tokens.tolist(), logprobs.tolist()):
                 if not row.done:
-                    row.add(tok, lp, self, sampling.stop)
+                    row.add(tok, lp, self)
             if all(r.done for r in rows):
                 break
             tokens = torch.tensor([self.pad_id if r.done else r.ids[-1] for r in rows],
@@ -198,17 +247,19 @@ class HFPolicy:
 class _Row:
     """One sequence being generated: ids, log-probs, incremental text for stop strings."""
 
-    def __init__(self) -> None:
+    def __init__(self, sampling: SamplingParams) -> None:
         self.ids: list[int] = []
         self.logprobs: list[float] = []
-        self.done = False
+        self.max_tokens, self.stop = sampling.max_tokens, sampling.stop
+        self.done = self.max_tokens <= 0
         self.finish_reason = "length"
         self.ended_with_eos = False
         self.text_len = 0
 
-    def add(self, token: int, logprob: float, policy: HFPolicy, stop: tuple[str, ...]) -> None:
+    def add(self, token: int, logprob: float, policy: HFPolicy) -> None:
         self.ids.append(token)
         self.logprobs.append(logprob)
+        stop = self.stop
         if token in policy.chat.eos_token_ids:
             self.done, self.finish_reason, self.ended_with_eos = True, "stop", True
         elif stop:
@@ -217,6 +268,8 @@ class _Row:
             self.text_len = len(text)
             if any(s in window for s in stop):
                 self.done, self.finish_reason = True, "stop"
+        if not self.done and len(self.ids) >= self.max_tokens:
+            self.done = True
 
     def completion(self, policy: HFPolicy) -> Completion:
         body = self.ids[:-1] if self.ended_with_eos else self.ids

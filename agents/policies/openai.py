@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from envgym.errors import PolicyError
-from envgym.policy import Completion, SamplingParams
+from envgym.policy import Completion, SamplingParams, row_sampling
 from envgym.tokens import ChatTokenizer
 
 __all__ = ["OpenAIPolicy"]
@@ -46,17 +46,36 @@ class OpenAIPolicy:
 
     # ---- generation ------------------------------------------------------------------------
 
-    def generate(self, prompts: Sequence[Any], sampling: SamplingParams) -> list[Completion]:
+    per_row_sampling = True
+    """`generate` takes one `SamplingParams` per prompt (see `envgym.policy`)."""
+
+    def generate(self, prompts: Sequence[Any],
+                 sampling: SamplingParams | Sequence[SamplingParams]) -> list[Completion]:
+        """One completion per prompt; each row is sent with its own params and seed, so
+        seeds never collide across calls (a single seeded params seeds row i by
+        `mix_seed(seed, i)`, as on every backend)."""
+        rows = row_sampling(sampling, len(prompts))
         if self.tokenizer is not None:
-            # a seeded request samples all its prompts with one seed, so identical prompts
-            # (GRPO members, SLATE siblings) would come back identical: one prompt each then
-            per = self.per_request if sampling.seed is None else 1
-            chunks = [list(prompts[i:i + per]) for i in range(0, len(prompts), per)]
-            calls = [self._completions(c, sampling, i) for i, c in enumerate(chunks)]
+            calls = [self._completions([list(prompts[i]) for i in chunk], rows[chunk[0]])
+                     for chunk in self._chunks(rows)]
         else:
-            calls = [self._chat(p, sampling, i) for i, p in enumerate(prompts)]
+            calls = [self._chat(p, r) for p, r in zip(prompts, rows)]
         results = _run(self._gather(calls))
         return [c for r in results for c in r]
+
+    def _chunks(self, rows: list[SamplingParams]) -> list[list[int]]:
+        """Consecutive rows per request: a seeded request samples all its prompts with one
+        seed (identical prompts would come back identical), so seeded rows go one each;
+        unseeded rows with equal params share up to `prompts_per_request`."""
+        chunks: list[list[int]] = []
+        for i, row in enumerate(rows):
+            last = chunks[-1] if chunks else None
+            if (last and row.seed is None and rows[last[0]] == row
+                    and len(last) < self.per_request):
+                last.append(i)
+            else:
+                chunks.append([i])
+        return chunks
 
     def score(self, contexts: Sequence[str], targets: Sequence[str]) -> list[list[float]]:
         """Target log-probs via `echo` prompt log-probs (needs token mode)."""
@@ -79,8 +98,8 @@ class OpenAIPolicy:
                     return await call(client)
             return await asyncio.gather(*(one(c) for c in calls))
 
-    def _completions(self, prompts: list[list[int]], sampling: SamplingParams, index: int):
-        body = {**_params(sampling, index), "model": self.model, "logprobs": 0, "echo": False,
+    def _completions(self, prompts: list[list[int]], sampling: SamplingParams):
+        body = {**_params(sampling), "model": self.model, "logprobs": 0, "echo": False,
                 "prompt": prompts[0] if len(prompts) == 1 else prompts,
                 "return_token_ids": True, "return_tokens_as_token_ids": True,
                 "include_stop_str_in_output": True}
@@ -90,9 +109,9 @@ class OpenAIPolicy:
             return [self._completion(c) for c in sorted(data["choices"], key=lambda c: c["index"])]
         return call
 
-    def _chat(self, messages: list[dict[str, Any]], sampling: SamplingParams, index: int):
+    def _chat(self, messages: list[dict[str, Any]], sampling: SamplingParams):
         last = messages[-1]["role"] == "assistant" if messages else False
-        body = {**_params(sampling, index), "model": self.model, "messages": messages,
+        body = {**_params(sampling), "model": self.model, "messages": messages,
                 "logprobs": True, "add_generation_prompt": not last,
                 "continue_final_message": last}
 
@@ -167,8 +186,8 @@ class OpenAIPolicy:
         """Nothing persistent to release: each generate call opens and closes its client."""
 
 
-def _params(sampling: SamplingParams, index: int) -> dict[str, Any]:
-    seed = None if sampling.seed is None else sampling.seed + index
+def _params(sampling: SamplingParams) -> dict[str, Any]:
+    seed = sampling.seed
     body = {"max_tokens": sampling.max_tokens, "temperature": sampling.temperature,
             "top_p": sampling.top_p, "stop": list(sampling.stop) or None, "seed": seed}
     if sampling.top_k > 0:

@@ -40,7 +40,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from envgym.errors import PolicyError
-from envgym.policy import Completion, SamplingParams, import_optional
+from envgym.policy import Completion, SamplingParams, import_optional, row_sampling
 from envgym.tokens import ChatTokenizer
 
 __all__ = ["VLLMPolicy", "lora_merged_state", "request_seeds", "vllm_names"]
@@ -111,11 +111,20 @@ class VLLMPolicy:
 
     # ---- generation ------------------------------------------------------------------------
 
-    def generate(self, prompts: Sequence[Sequence[int]], sampling: SamplingParams
-                 ) -> list[Completion]:
+    per_row_sampling = True
+    """`generate` takes one `SamplingParams` per prompt (see `envgym.policy`)."""
+
+    def generate(self, prompts: Sequence[Sequence[int]],
+                 sampling: SamplingParams | Sequence[SamplingParams]) -> list[Completion]:
+        """One request per prompt; per-row params keep their own seeds (the engine's,
+        unique per episode, member and turn), one params is seeded by `request_seeds`."""
         if prompts and prompts[0] and not isinstance(prompts[0][0], int):
             raise PolicyError("VLLMPolicy.generate takes token-id prompts; use policy.chat.")
-        params = [self._params(sampling, s) for s in request_seeds(sampling.seed, len(prompts))]
+        if isinstance(sampling, SamplingParams):
+            params = [self._params(sampling, s)
+                      for s in request_seeds(sampling.seed, len(prompts))]
+        else:
+            params = [self._params(r, r.seed) for r in row_sampling(sampling, len(prompts))]
         requests = [{"prompt_token_ids": list(p) or [self.pad_id]} for p in prompts]
         outputs = self.llm.generate(requests, params, use_tqdm=False)
         return [self._completion(o.outputs[0]) for o in outputs]

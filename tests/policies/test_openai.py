@@ -82,3 +82,35 @@ def test_unreachable_server_raises_after_retries(tiny_dir):
     dead = load_policy(f"openai:http://127.0.0.1:{port}#{tiny_dir}", retries=2, backoff=0.01)
     with pytest.raises(PolicyError, match="after 3 attempts"):
         dead.generate([[1, 2, 3]], SamplingParams(max_tokens=2))
+
+
+def test_seeds_are_unique_per_episode_member_and_turn_across_calls(monkeypatch):
+    """A group of 3 split over two engine calls (concurrency 2) once reused a seed."""
+    from envgym.agents.policies.openai import OpenAIPolicy
+    from envgym.core import StepResult, TextEnv, user
+    from envgym.rollout import collect
+
+    class TwoTurns(TextEnv):
+        def _reset(self, seed, options):
+            return [user("go")], {}
+
+        def _step(self, action):
+            return StepResult([user("again")], {"r": 0.0}, terminated=self.turn >= 2)
+
+    seeds = []
+
+    async def fake_post(self, client, path, body):
+        seeds.append(body["seed"])
+        return {"choices": [{"message": {"content": "ok"}, "finish_reason": "stop"}]}
+
+    monkeypatch.setattr(OpenAIPolicy, "_post", fake_post)
+    policy = OpenAIPolicy("http://127.0.0.1:9", "m", mode="chat")
+    trajs = collect(TwoTurns, policy, episodes=2, group_size=3, seed=5, concurrency=2,
+                    sampling=SamplingParams(seed=1))
+    assert all(t.error is None and len(t.turns) == 2 for t in trajs)
+    assert len(seeds) == 12 and len(set(seeds)) == 12
+    first = set(seeds)
+    seeds.clear()
+    collect(TwoTurns, policy, episodes=2, group_size=3, seed=5, concurrency=6,
+            sampling=SamplingParams(seed=1))
+    assert set(seeds) == first  # the same per-row seeds whatever the batching

@@ -71,7 +71,9 @@ def test_a_failed_member_leaves_its_group_before_credit(tmp_path, tiny_dir, monk
 
     monkeypatch.setattr(trainer, "rollout", spy_rollout)
     monkeypatch.setattr(trainer, "compute_credit", spy_credit)
-    trainer.train(_config(tmp_path, tiny_dir), eval_at_start=False)
+    cfg = _config(tmp_path, tiny_dir)
+    cfg.log.trajectories = True
+    trainer.train(cfg, eval_at_start=False)
 
     raw = rolled[0]  # the step's rollouts, as the engine returned them
     failed = [t for t in raw if t.error]
@@ -91,6 +93,12 @@ def test_a_failed_member_leaves_its_group_before_credit(tmp_path, tiny_dir, monk
     logged = [json.loads(x) for x in (tmp_path / "run/metrics.jsonl").read_text().splitlines()]
     step = next(r for r in logged if r["step"] == 1)
     assert step["rollout/failed"] == 1.0 and step["credit/trajectories"] == 7.0
+    # the step log has every trajectory, the failed one with its error and no credit
+    records = [json.loads(x) for x in
+               (tmp_path / "run/trajectories/step_000001.jsonl").read_text().splitlines()]
+    assert len(records) == 8
+    bad = [r for r in records if r["error"]]
+    assert len(bad) == 1 and "sandbox died" in bad[0]["error"] and bad[0]["meta"]["credit"] is None
 
 
 def test_a_step_with_too_many_failures_is_refused(tmp_path, tiny_dir):
