@@ -1,0 +1,258 @@
+"""What a claim is, and how the runner trains, evaluates and summarises its arms.
+
+A claim is a pre-registered paired experiment: two arms that differ in one thing (the method
+against its baseline) with everything else equal, over several seeds. Per seed, one SFT warm
+start is made and both arms train from it, so the pair shares its model, demonstrations and
+tasks; a seed's arms differ only by the estimator (and what the claim file says). Every arm
+is then evaluated on held-out tasks its training never saw, through `envgym.evaluation`, so
+the environment's own aggregates (exact match, needless lookups, safety) are reported too.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Arm", "Claim", "run_claim", "summarise", "t_interval"]
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    overrides: dict[str, Any]
+    """Config keys that differ from the claim's base (nested dicts merge)."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    name: str
+    paper: str
+    hypothesis: str
+    metric: str
+    """The key of the per-(arm, seed) record the verdict is read from (higher is better)."""
+    base: Callable[[int], dict[str, Any]]
+    """The shared config for a seed (warm start, model, tasks, steps, learning rate)."""
+    method: Arm
+    baseline: Arm
+    seeds: tuple[int, ...]
+    budget_minutes: float
+    eval_episodes: int
+    lower_is_better: bool = False
+    extra: Callable[[Path, list], dict[str, float]] | None = None
+    """More measurements of one trained arm, from its run directory and its held-out
+    trajectories."""
+    notes: str = ""
+    guards: dict[str, float] = field(default_factory=dict)
+    """Metrics that must hold (e.g. safety rate): the claim is not reproduced when the paired
+    interval lies wholly more than the tolerance below 0."""
+    secondary: tuple[str, ...] = ()
+    """More metrics summarised with their intervals, not part of the verdict."""
+
+
+def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        out[k] = merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def t_interval(values: list[float]) -> dict[str, float]:
+    """Mean with a two-sided 95% Student-t interval (few seeds: a normal one is too narrow)."""
+    from scipy import stats
+
+    n = len(values)
+    mean = sum(values) / n if n else math.nan
+    if n < 2:
+        return {"mean": mean, "lo": math.nan, "hi": math.nan, "n": n}
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n)
+    return {"mean": mean, "lo": mean - half, "hi": mean + half, "n": n}
+
+
+def _warm_start(cfg: dict[str, Any], out: Path) -> str:
+    """One SFT model per seed, shared by both arms."""
+    from envgym.agents.config import load_config
+    from envgym.agents.sft import run_sft
+
+    sft_cfg = load_config(merge(cfg, {"output_dir": str(out)}))
+    done = out / "sft" / "config.json"
+    return str(done.parent if done.is_file() else run_sft(sft_cfg))
+
+
+def _evaluate(claim: Claim, cfg: Any, policy: Any, episodes: int | None = None
+              ) -> tuple[dict[str, Any], list]:
+    from envgym.evaluation import aggregate
+    from envgym.policy import SamplingParams
+    from envgym.rollout import collect
+
+    from envgym.agents.structure import env_kwargs
+
+    env = cfg.envs[0]
+    lo, _ = env.eval_seeds
+    held_out = env.model_copy(update={"kwargs": {**env.kwargs, **env.eval_kwargs}})
+    kwargs = env_kwargs(held_out, cfg)  # + rollout.max_turns, as in training
+    sampling = SamplingParams(max_tokens=cfg.rollout.max_tokens,
+                              temperature=cfg.rollout.eval_temperature, seed=cfg.seed + 7919)
+    trajs = collect(env.id, policy, episodes=episodes or claim.eval_episodes, seed=lo, env_kwargs=kwargs,
+                    sampling=sampling)
+    return aggregate(env.id, "claim", trajs), trajs
+
+
+SMOKE = {"steps": 1, "rollout": {"tasks_per_step": 2, "eval_episodes": 4},
+         "sft": {"episodes": 8, "epochs": 1}}
+"""`--smoke`: every part of the pipeline, shrunk until it says nothing (the runner's test)."""
+
+
+def run_arm(claim: Claim, arm: Arm, seed: int, steps: int | None, out: Path,
+            smoke: bool = False) -> dict[str, Any]:
+    """Train one arm from the seed's warm start, evaluate it, return its record."""
+    from envgym.agents.config import load_config
+    from envgym.agents.trainer import train
+
+    base = merge(claim.base(seed), SMOKE) if smoke else claim.base(seed)
+    if steps is not None:
+        base["steps"] = steps
+    warm = _warm_start(base, out / f"seed{seed}")
+    run_dir = out / f"seed{seed}" / arm.name
+    cfg = load_config(merge(merge(base, arm.overrides), {
+        "output_dir": str(run_dir), "model": {"policy": warm, "warm_start": "none"}}))
+    start = time.perf_counter()
+    result = train(cfg, eval_at_start=False)
+    report, trajs = _evaluate(claim, cfg, result["policy"], 4 if smoke else None)
+    record = {"claim": claim.name, "arm": arm.name, "seed": seed, "steps": cfg.steps,
+              "seconds": round(time.perf_counter() - start, 1),
+              "mean_reward": report["mean_reward"], "success_rate": report["success_rate"],
+              "episodes": report["episodes"], "failures": report.get("failures", {}),
+              **{f"metrics.{k}": v for k, v in (report.get("metrics") or {}).items()
+                 if isinstance(v, (int, float))}}
+    if claim.extra is not None:
+        record.update(claim.extra(run_dir, trajs))
+    return record
+
+
+def summarise(claim: Claim, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each arm's mean with a 95% interval over seeds, and the paired difference."""
+    by = {(r["arm"], r["seed"]): r for r in records}
+    seeds = sorted({r["seed"] for r in records})
+    keys = [claim.metric, *claim.guards, *claim.secondary, "mean_reward", "success_rate"]
+    keys = list(dict.fromkeys(k for k in keys if all(k in r for r in records)))
+    out: dict[str, Any] = {"claim": claim.name, "seeds": seeds, "metric": claim.metric}
+    for key in keys:
+        arms = {a.name: t_interval([by[(a.name, s)][key] for s in seeds if (a.name, s) in by])
+                for a in (claim.method, claim.baseline)}
+        paired = [by[(claim.method.name, s)][key] - by[(claim.baseline.name, s)][key]
+                  for s in seeds if (claim.method.name, s) in by and (claim.baseline.name, s) in by]
+        out[key] = {"arms": arms, "paired_difference": t_interval(paired)}
+    d = out[claim.metric]["paired_difference"]
+    sign = -1 if claim.lower_is_better else 1
+    if d["n"] < 2 or math.isnan(d["lo"]):
+        verdict = "inconclusive (fewer than two paired seeds)"
+    elif sign * d["lo"] > 0:
+        verdict = "reproduced"
+    elif sign * d["hi"] < 0:
+        verdict = "reversed"
+    else:
+        verdict = "inconclusive (the paired interval contains 0)"
+    broken = [g for g, limit in claim.guards.items()
+              if out[g]["paired_difference"]["n"] >= 2
+              and out[g]["paired_difference"]["hi"] < -limit]
+    if broken and verdict == "reproduced":
+        verdict = f"not reproduced (guard broken: {', '.join(broken)})"
+    tokens = out.get("sampled_tokens_per_step", {}).get("arms", {})
+    if len(tokens) == 2:
+        a, b = (tokens[arm.name]["mean"] for arm in (claim.method, claim.baseline))
+        out["sampled_tokens_ratio"] = a / b if b else math.nan
+        if not 0.75 <= out["sampled_tokens_ratio"] <= 1.25:
+            verdict = f"inconclusive (sampled tokens per step differ: ratio " \
+                      f"{out['sampled_tokens_ratio']:.2f})"
+    out["verdict"] = verdict
+    return out
+
+
+def run_claim(claim: Claim, seeds: tuple[int, ...], steps: int | None, out: Path,
+              log: Callable[[str], None] = print, smoke: bool = False) -> dict[str, Any]:
+    """Both arms for every seed, one JSON file per (arm, seed), then `summary.json`."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "claim.json").write_text(json.dumps(describe(claim), indent=2))
+    records = []
+    for seed in seeds:
+        for arm in (claim.method, claim.baseline):
+            record = run_arm(claim, arm, seed, steps, out, smoke)
+            _write(out / f"{arm.name}_seed{seed}.json", record)
+            log(json.dumps(record))
+            records.append(record)
+    summary = summarise(claim, records)
+    _write(out / "summary.json", summary)
+    return summary
+
+
+def describe(claim: Claim) -> dict[str, Any]:
+    return {"claim": claim.name, "paper": claim.paper, "hypothesis": claim.hypothesis,
+            "metric": claim.metric, "lower_is_better": claim.lower_is_better,
+            "method": claim.method.__dict__, "baseline": claim.baseline.__dict__,
+            "seeds": list(claim.seeds), "budget_minutes": claim.budget_minutes,
+            "eval_episodes": claim.eval_episodes, "guards": claim.guards, "notes": claim.notes}
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=float))
+    tmp.replace(path)
+
+
+def _step_files(run_dir: Path) -> list[list[Any]]:
+    """Every training step's trajectories, as the trainer wrote them (`[log] trajectories`)."""
+    from envgym.trajectory import read_trajectories
+
+    return [list(read_trajectories(p))
+            for p in sorted((run_dir / "trajectories").glob("step_*.jsonl"))]
+
+
+def sampled_tokens(run_dir: Path, _held_out: list) -> dict[str, float]:
+    """Mean sampled action tokens per training step. A turn the credit did not train (an
+    ARTIST fork's copy of its controller's turns) was sampled once, by its controller, so it
+    is not counted again; episodes credit left out count whole."""
+    steps = _step_files(run_dir)
+    totals = []
+    for trajs in steps:
+        total = 0
+        for t in trajs:
+            trained = (t.meta.get("credit") or {}).get("trained") or [True] * len(t.turns)
+            total += sum(len(turn.action_token_ids) for turn, m in zip(t.turns, trained) if m)
+        totals.append(total)
+    return {"sampled_tokens_per_step": sum(totals) / len(totals) if totals else math.nan}
+
+
+def all_fail_signal(run_dir: Path, _held_out: list) -> dict[str, float]:
+    """The share of all-fail groups (no member succeeded) in which some token still got a
+    non-zero advantage: the learning signal GRPO cannot give and IG claims to."""
+    groups = wrong = 0
+    for trajs in _step_files(run_dir):
+        by: dict[str, list[Any]] = {}
+        for t in trajs:
+            by.setdefault(str(t.group_id), []).append(t)
+        for members in by.values():
+            if any(t.success for t in members):
+                continue
+            groups += 1
+            wrong += any(a != 0.0 for t in members for row in
+                         ((t.meta.get("credit") or {}).get("advantages") or []) for a in row)
+    return {"all_fail_groups": float(groups),
+            "all_fail_with_signal": wrong / groups if groups else math.nan}
+
+
+def benign_lookup_rate(_run_dir: Path, held_out: list) -> dict[str, float]:
+    """Needless lookups: the share of benign held-out prompts (to be answered: kinds `benign`
+    and `sensitive`, the environment's own over-refusal set) on which the policy consulted
+    the rulebook. IFPO's claim is that this falls while the safety rate holds."""
+    benign = [t.outcome for t in held_out if t.error is None and t.outcome
+              and t.outcome.get("expected") == "comply"
+              and t.outcome.get("kind") in ("benign", "sensitive")]
+    rate = sum(bool(o.get("consulted")) for o in benign) / len(benign) if benign else math.nan
+    return {"benign_lookup_rate": rate, "benign_prompts": float(len(benign))}

@@ -1,0 +1,49 @@
+"""Run a pre-registered claim: both arms for each seed, per-seed JSON, then a summary.
+
+    python bench/claims/run.py --claim artist [--seeds 1,2,3] [--steps K] [--out DIR]
+
+Writes `DIR/<arm>_seed<S>.json` per (arm, seed) and `DIR/summary.json`: each arm's mean with
+a 95% t-interval over seeds, the paired difference with its interval, and the verdict
+(reproduced, reversed or inconclusive). Prints one JSON line per record and the summary.
+`--steps` shortens a run and `--smoke` shrinks every phase (the runner's test); a result is only a claim's result at the
+registered steps and seeds, and the summary records what was run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+CLAIMS = ("artist", "ig_search", "turn_credit", "ifpo")
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--claim", required=True, choices=CLAIMS)
+    parser.add_argument("--seeds", help="comma-separated; default: the claim's registered seeds")
+    parser.add_argument("--steps", type=int, help="override the registered steps (smoke runs)")
+    parser.add_argument("--out", type=Path, help="default: runs/claims/<claim>")
+    parser.add_argument("--smoke", action="store_true",
+                        help="shrink every phase to check the runner; not a result")
+    args = parser.parse_args(argv)
+    from common import run_claim
+
+    claim = importlib.import_module(args.claim).CLAIM
+    seeds = tuple(int(s) for s in args.seeds.split(",")) if args.seeds else claim.seeds
+    out = args.out or Path("runs/claims") / claim.name
+    summary = run_claim(claim, seeds, args.steps, out,
+                        log=lambda line: print(line, flush=True), smoke=args.smoke)
+    summary["registered"] = {"seeds": list(claim.seeds), "steps_overridden": args.steps,
+                             "smoke": args.smoke}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
+    print(json.dumps(summary, default=float))
+    return summary
+
+
+if __name__ == "__main__":
+    main()
