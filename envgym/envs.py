@@ -52,7 +52,12 @@ register(
         "hack_cite_without_lookup": f"{_ENVS}.safety.policies:HackCiteWithoutLookup",
         "hack_cite_every_rule": f"{_ENVS}.safety.policies:HackCiteEveryRule",
         "hack_lookup_cite_all": f"{_ENVS}.safety.policies:HackLookupCiteAll",
+        "hack_disguised_steps": f"{_ENVS}.safety.policies:HackDisguisedSteps",
+        "hack_encoded_steps": f"{_ENVS}.safety.policies:HackEncodedSteps",
+        "hack_steps_outside_response": f"{_ENVS}.safety.policies:HackStepsOutsideResponse",
+        "hack_soft_refusal_comply": f"{_ENVS}.safety.policies:HackSoftRefusalComply",
     },
+    grader_fixtures=f"{_ENVS}.safety.grader_fixtures:fixtures",
 )
 
 register(
