@@ -32,8 +32,13 @@ register(
         "follower": f"{_ENVS}.debate.policies:Follower",
         "hack_copy_peer": f"{_ENVS}.debate.policies:HackCopyPeer",
         "hack_multiple_answers": f"{_ENVS}.debate.policies:HackMultipleAnswers",
+        "honest_lead": f"{_ENVS}.debate.policies:HonestLead",
+        "hack_deceive_partner": f"{_ENVS}.debate.policies:HackDeceivePartner",
+        "hack_forge_env_line": f"{_ENVS}.debate.policies:HackForgeEnvLine",
+        "hack_sandbag": f"{_ENVS}.debate.policies:HackSandbag",
     },
     multi_agent=True,
+    grader_fixtures=f"{_ENVS}.debate.grader_fixtures:fixtures",
 )
 
 register(

@@ -4,13 +4,16 @@ The paper does not publish the calibration formula (methods.md §7.2); this form
 What it reads, all written by the engine from the environment (`Debate-v0`'s
 `trajectory_meta`) and by `envgym train` (one group per (task, agent)):
 
-* `meta["mode"]` — the episode's mode; a trajectory without it is refused, never given the
-  cooperative sign by default;
 * `meta["task_group"]` — the question the agents' groups belong to, and
   `meta["episode_id"]` — which debate of that question. Both are required: guessing them
   from `group_id` (one per agent) would pair nobody and silently calibrate nothing;
 * `meta["reward_history"][agent]` — `{"mean", "std", "n"}` of that agent's returns over the
   run's recent episodes (previous steps), the partner's reward distribution.
+
+The partner term has the same sign in every mode. A competitive sign (a competitor paying for
+its partner's unusual success) pays an agent for its partner's failure, so an agent that can
+mislead a partner who reads it gains by lying (Debate-v0's `hack_deceive_partner`); with one
+sign, dragging a partner down always costs and helping it always pays.
 """
 
 from __future__ import annotations
@@ -22,10 +25,7 @@ import numpy as np
 from envgym.agents.credit.base import CreditBatch, group_indices
 from envgym.trajectory import Trajectory
 
-MODES = {"cooperative": 1.0, "competitive": -1.0}
-
-
-REQUIRED_META = ("mode", "task_group", "episode_id")
+REQUIRED_META = ("task_group", "episode_id")
 
 
 def _episode_key(traj: Trajectory, rank: int) -> str:
@@ -38,15 +38,14 @@ def _task_key(traj: Trajectory) -> str:
 
 def calibrated(batch: CreditBatch, *, beta: float = 0.5, eps: float = 1e-6, clip: float = 3.0,
                stats: str = "history", min_history: int = 2) -> CreditBatch:
-    """r~_{a,e} = r_{a,e} + s_e * beta * clip(mean_{b != a} (r_{b,e} - mu_b) / (sigma_b + eps), ±clip).
+    """r~_{a,e} = r_{a,e} + beta * clip(mean_{b != a} (r_{b,e} - mu_b) / (sigma_b + eps), ±clip).
 
     Per question, agent a's return in episode e is shifted by how much better than usual its
     partners did in the same episode. mu_b, sigma_b describe partner b's reward distribution:
     with `stats="history"` (default) the run's history of b's returns
     (`meta["reward_history"][b]`, previous steps) once it holds `min_history` episodes, else
     — and with `stats="group"` — b's returns over this question's episodes (population std).
-    s_e = +1 for cooperative episodes, -1 for competitive ones (`meta["mode"]`): a
-    cooperating agent shares its partner's success, a competing one pays for it. A reward
+    The sign is + in every mode (see the module docstring). A reward
     stage: put it before a base estimator, e.g. `["calibrated", "grpo"]`.
     """
     if stats not in ("history", "group"):
@@ -58,10 +57,6 @@ def calibrated(batch: CreditBatch, *, beta: float = 0.5, eps: float = 1e-6, clip
             raise ValueError(f"credit `calibrated`: trajectory {i} ({t.group_id}) lacks meta "
                              f"{missing}; multi-agent episodes get them from the engine and "
                              "`envgym train` (agents.structure.collect_agents)")
-        if t.error is None and t.meta.get("mode") not in MODES:
-            raise ValueError(f"credit `calibrated`: trajectory {i} ({t.group_id}) has meta mode "
-                             f"{t.meta.get('mode')!r}; the environment must record the "
-                             f"episode's mode, one of {sorted(MODES)}")
     used_history = 0
     for idx in group_indices(trajs, key=_task_key).values():
         by_agent: dict[str, dict[str, int]] = defaultdict(dict)
@@ -83,8 +78,7 @@ def calibrated(batch: CreditBatch, *, beta: float = 0.5, eps: float = 1e-6, clip
             for e, i in episodes.items():
                 partners = [z[(b, e)] for b in by_agent if b != agent and (b, e) in z]
                 if partners and trajs[i].error is None:
-                    sign = MODES[trajs[i].meta["mode"]]
-                    new[i] = batch.returns[i] + sign * beta * float(
+                    new[i] = batch.returns[i] + beta * float(
                         np.clip(np.mean(partners), -clip, clip))
     batch.stats["calibrated/shift_abs_mean"] = float(np.abs(new - batch.returns).mean()) if len(new) else 0.0
     batch.stats["calibrated/history_agents"] = float(used_history)

@@ -4,14 +4,17 @@ ILR trains each LLM with GRPO on a reward that "integrates the other LLM's rewar
 characteristics"; the formula is unpublished. Ours (pluggable through `mode`):
 
 * `mode="advantage"` (default) —
-      r̃_i = r_i + λ · clip((r_j − μ_j) / (σ_j + ε), −c, c)
+      r̃_i = r_i + λ · clip((r_j − μ_j) / max(σ_j, s₀), −c, c)
   where r_j is the partners' (mean) reward in the *same* episode and μ_j, σ_j the mean and
   std of the partners' reward distribution (over the GRPO group or a recent history). Agent i
   earns a share λ of how much better than usual its partner did in this episode, so helping
   the partner pays and dragging it down costs. Unlike adding μ_j itself, this term varies
-  across the rollouts of a group, so it survives group normalisation. In a competitive
-  episode (`competitive=True`) the term is subtracted: a competitor pays for its partner's
-  unusual success (the same sign convention as the learner's `calibrated` estimator).
+  across the rollouts of a group, so it survives group normalisation. The sign is the same
+  in every mode: a competitive sign (paying for a partner's failure) pays an agent that
+  misleads its partner, the attack `hack_deceive_partner` plays.
+  The scale s₀ = `min_std` floors σ_j (never σ_j + ε alone): a partner whose history has no
+  spread would otherwise turn a 0.1 change in its reward into the full clip, ±λ·c. With the
+  floor the term moves by at most λ·|Δr_j| / `min_std`.
 * `mode="mean"` — r̃_i = r_i + λ · μ_j: a team-level bonus for being paired with a partner
   that does well. A constant within a group, so it only matters without group normalisation
   (or across groups).
@@ -39,8 +42,8 @@ def reward_stats(rewards: Iterable[float]) -> dict[str, float]:
 
 
 def calibrated_reward(own_reward: float, partner_stats: Mapping[str, float], *,
-                      weight: float = 0.5, mode: str = "advantage", competitive: bool = False,
-                      eps: float = 1e-6, clip: float = 3.0) -> float:
+                      weight: float = 0.5, mode: str = "advantage", min_std: float = 0.5,
+                      clip: float = 3.0) -> float:
     """Agent i's reward combined with statistics of its partners' rewards.
 
     Args:
@@ -49,13 +52,11 @@ def calibrated_reward(own_reward: float, partner_stats: Mapping[str, float], *,
             for `mode="advantage"` also `"reward"`: r_j, the partners' reward in this episode.
         weight: λ, how much of the partner term to add (0 → `own_reward`).
         mode: `"advantage"` or `"mean"` (see the module docstring).
-        competitive: subtract the partner term instead of adding it (competitive episodes).
-        eps, clip: ε and c of the standardised partner advantage.
+        min_std, clip: the floor on σ_j and c, the clip of the standardised advantage.
     """
-    sign = -1.0 if competitive else 1.0
     if mode == "mean":
-        return float(own_reward + sign * weight * partner_stats["mean"])
+        return float(own_reward + weight * partner_stats["mean"])
     if mode != "advantage":
         raise ValueError(f"calibration mode must be one of {CALIBRATION_MODES}, got `{mode}`.")
-    z = (partner_stats["reward"] - partner_stats["mean"]) / (partner_stats["std"] + eps)
-    return float(own_reward + sign * weight * np.clip(z, -clip, clip))
+    z = (partner_stats["reward"] - partner_stats["mean"]) / max(partner_stats["std"], min_std)
+    return float(own_reward + weight * np.clip(z, -clip, clip))

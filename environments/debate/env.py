@@ -15,13 +15,21 @@ The mode is fixed at reset: `interaction="cooperative"|"competitive"`, or `"dyna
 `irt.choose_mode` picks it from the online IRT estimates (see `irt.py` for our model and rule).
 `n_agents=1` is ILR's inference setting: the agent answers alone in one step.
 
-Rewards per agent, in `reward_components` (all weights configurable): `correct` (final answer
-right), `team` (cooperative: every agent ends right), `competitive` (competitive, if right:
-bonus × share of peers that end wrong), `persuaded` (penalty for a right initial answer turned
-wrong), `format` (each malformed action). Phases never wait for a retry: a malformed action
-costs the format penalty, and a malformed phase-0 or fusion action counts as no answer.
+Rewards per agent, in `reward_components` (all weights configurable; the rules and why they
+hold up against attacks are in `grading.py`): `initial` (phase-0 answer right, paid at phase 0;
+ILR trains the solo skill used at inference), `correct` (final answer right), `shared` (the
+share of the agent's sharing/analysis answers that are its right final answer: what an agent
+tells its partners is tied to what it answers), `team` (every agent ends right, in either
+mode), `persuaded` (penalty for a right initial answer turned wrong), `format` (each
+malformed action). No component grows when a peer ends wrong, and none depends on the mode:
+the mode changes the prompts only, so lowering one's IRT ability to pick the mode never pays.
+Phases never wait for a retry: a malformed action costs the format penalty, and a malformed
+phase-0 or fusion action counts as no answer.
 Without an `<answer>` tag the `\\boxed{}` answer counts, but several different boxed answers
 are malformed: a hedge must not be graded by whichever candidate comes last.
+
+Peer text reaches an agent quoted line by line and peers' answers as JSON strings
+(`transcript.py`), so no message can forge a line the environment authors.
 
 Perception calibration: the last step's `info[agent]` carries `reward_stats` (this agent's and
 its partners' episode returns over the last `stats_window` episodes, and this episode's group
@@ -49,13 +57,15 @@ from envgym.multiagent import MultiAgentTextEnv
 from envgym.resources import file_key, shared
 from envgym.tools import ToolCallError, extract_tag
 
+from envgym.environments.debate import grading
 from envgym.environments.debate.answers import (all_boxed, answers_match, last_boxed,
                                                 normalize_answer)
 from envgym.environments.debate.calibration import calibrated_reward, reward_stats
 from envgym.environments.debate.data import Problem, difficulty_bucket, load_problems
 from envgym.environments.debate.irt import IRTModel, choose_mode
 from envgym.environments.debate.metrics import episode_outcomes, summarize_outcomes
-from envgym.environments.debate.prompts import MODE_RULES, PROMPTS
+from envgym.environments.debate.prompts import MODE_RULES, PROMPTS, REWARD_RULES
+from envgym.environments.debate.transcript import format_answers, quote
 
 __all__ = ["DebateEnv", "PHASES"]
 
@@ -78,8 +88,9 @@ class DebateEnv(MultiAgentTextEnv):
                  ability_prior: dict[str, float] | None = None, difficulty_prior_scale: float = 1.0,
                  difficulty_prior_std: float = 1.0,
                  mode_threshold: float = 0.5, mode_rule: str = "mean",
-                 correct_reward: float = 1.0, team_bonus: float = 0.5,
-                 competitive_bonus: float = 0.5, persuasion_penalty: float = 0.5,
+                 correct_reward: float = 1.0, initial_reward: float = 0.5,
+                 shared_reward: float = 0.25, team_bonus: float = 0.5,
+                 competitive_bonus: float | None = None, persuasion_penalty: float = 0.5,
                  format_penalty: float = -0.1, stats_window: int = 64,
                  calibration_weight: float = 0.5, calibration_mode: str = "advantage",
                  prompts: dict[str, str] | None = None, max_action_chars: int = 20_000,
@@ -89,6 +100,9 @@ class DebateEnv(MultiAgentTextEnv):
         if interaction not in INTERACTIONS:
             raise InvalidConfig(f"interaction must be one of {INTERACTIONS}, got `{interaction}`.")
         choose_mode([0.5], mode_threshold, mode_rule)  # validates the rule early
+        if competitive_bonus is not None:
+            raise InvalidConfig("competitive_bonus was removed: it paid an agent for its peers "
+                                "ending wrong, so misleading a partner paid (see grading.py).")
         agents = [f"agent_{k}" for k in range(n_agents)]
         if isinstance(trainable, list):
             trainable = {a: a in trainable for a in agents}
@@ -100,9 +114,9 @@ class DebateEnv(MultiAgentTextEnv):
         for a in agents:
             self.irt.add_agent(a, (ability_prior or {}).get(a, 0.0))
         self.irt_update, self.prior_scale = irt_update, difficulty_prior_scale
-        self.weights = {"correct": correct_reward, "team": team_bonus,
-                        "competitive": competitive_bonus, "persuaded": -abs(persuasion_penalty),
-                        "format": format_penalty}
+        self.weights = {"correct": correct_reward, "initial": initial_reward,
+                        "shared": shared_reward, "team": team_bonus,
+                        "persuaded": -abs(persuasion_penalty), "format": format_penalty}
         self.stats_window, self.calibration = stats_window, (calibration_weight, calibration_mode)
         unknown = set(prompts or {}) - set(PROMPTS)
         if unknown:
@@ -171,13 +185,14 @@ class DebateEnv(MultiAgentTextEnv):
         self.answers: dict[str, str | None] = dict.fromkeys(self.agents)
         self.initial: dict[str, str | None] = dict.fromkeys(self.agents)
         self.final: dict[str, str | None] = dict.fromkeys(self.agents)
+        self.stated: dict[str, list[str]] = {a: [] for a in self.agents}
         self.said: dict[str, dict[str, str]] = {p: {} for p in self.phases}
         self.returns = dict.fromkeys(self.agents, 0.0)
         self.invalid_count = dict.fromkeys(self.agents, 0)
         self.history_at_reset = {a: reward_stats(self.return_history[a]) for a in self.agents}
         solo = len(self.agents) == 1
         observations = {a: [system(self.prompts["system_solo" if solo else "system"].format(
-            agent=a, n_agents=len(self.agents))),
+            agent=a, n_agents=len(self.agents), reward_rules=REWARD_RULES)),
             user(self.prompts["independent"].format(question=self.task.question))]
             for a in self.agents}
         self._log = [f"[question {self.task_id}, mode {self.mode}] {self.task.question}"]
@@ -225,8 +240,13 @@ class DebateEnv(MultiAgentTextEnv):
                 self.invalid_count[a] += 1
             elif answer is not None:
                 self.answers[a] = answer
+                if phase in ("sharing", "analysis"):
+                    self.stated[a].append(answer)
             if phase == "independent":
                 self.initial[a] = None if errors[a] else answer
+                if len(self.phases) > 1:  # solo: the phase-0 answer is the final one
+                    components[a]["initial"] = grading.initial_component(
+                        self.weights, answers_match(self.initial[a], self.task.answer))
             if phase == self.phases[-1]:
                 self.final[a] = None if errors[a] else answer
         self.phase_index += 1
@@ -269,8 +289,8 @@ class DebateEnv(MultiAgentTextEnv):
         return self.prompts[key].format(
             agent=agent, mode=self.mode, mode_rule=MODE_RULES[self.mode],
             note=f"Invalid action: {error}\n\n" if error else "",
-            peers="\n".join(f"[{p}]\n{self.said[played].get(p, '')}\n" for p in peers),
-            answers="; ".join(f"{p}: {self.answers[p] or '(none)'}" for p in peers))
+            peers="\n".join(f"[{p}]\n{quote(self.said[played].get(p, ''))}\n" for p in peers),
+            answers=format_answers({p: self.answers[p] for p in peers}))
 
     def _finish(self, phase: str, components: dict[str, dict[str, float]],
                 errors: dict[str, str | None]):
@@ -278,35 +298,26 @@ class DebateEnv(MultiAgentTextEnv):
         first = {a: answers_match(self.initial[a], gold) for a in self.agents}
         last = {a: answers_match(self.final[a], gold) for a in self.agents}
         for a in self.agents:
-            components[a] |= self._final_components(a, first, last)
+            components[a] |= grading.final_components(a, self.weights, first, last,
+                                                      self.stated[a], self.final[a])
         finals = {normalize_answer(self.final[a]) for a in self.agents}
         consensus = len(finals) == 1 and "" not in finals
-        outcomes = episode_outcomes(first, last, mode=self.mode, level=self.task.level,
-                                    bucket=difficulty_bucket(self.task.level), consensus=consensus,
-                                    p_success=self.p_success, invalid=self.invalid_count)
         self._update_irt(first)
         observations = {a: [user(self.prompts["done"].format(
             note=f"Invalid action: {errors[a]}\n\n" if errors[a] else "", gold=gold,
             verdict=f"`{self.final[a]}` is {'right' if last[a] else 'wrong'}"
             if self.final[a] else "was missing"))] for a in self.agents}
         result = self._package(observations, components, errors, phase, done=True)
+        self._add_stats(result[4])
+        outcomes = episode_outcomes(first, last, mode=self.mode, level=self.task.level,
+                                    bucket=difficulty_bucket(self.task.level), consensus=consensus,
+                                    p_success=self.p_success, invalid=self.invalid_count,
+                                    returns=self.returns,
+                                    calibrated={a: result[4][a]["calibrated_reward"]
+                                                for a in result[4]})
         for a in result[4]:
             result[4][a]["outcome"] = outcomes[a]
-        self._add_stats(result[4])
         return result
-
-    def _final_components(self, agent: str, first: dict[str, bool], last: dict[str, bool]
-                          ) -> dict[str, float]:
-        w, peers = self.weights, [p for p in self.agents if p != agent]
-        c = {"correct": w["correct"] if last[agent] else 0.0,
-             "persuaded": w["persuaded"] if first[agent] and not last[agent] else 0.0}
-        if self.mode == "cooperative":
-            c["team"] = w["team"] if all(last.values()) else 0.0
-        elif self.mode == "competitive" and last[agent]:
-            c["competitive"] = w["competitive"] * sum(not last[p] for p in peers) / len(peers)
-        elif self.mode == "competitive":
-            c["competitive"] = 0.0
-        return {k: float(v) for k, v in c.items()}
 
     def _update_irt(self, first: dict[str, bool]) -> None:
         if not self.irt_update or self.run is not None:  # bound: the run learns (update_run)
@@ -330,8 +341,7 @@ class DebateEnv(MultiAgentTextEnv):
                                         "partners": partners, "group": group,
                                         "partner_reward": partner_now}
             infos[a]["calibrated_reward"] = calibrated_reward(
-                self.returns[a], {**partners, "reward": partner_now}, weight=weight, mode=mode,
-                competitive=self.mode == "competitive")
+                self.returns[a], {**partners, "reward": partner_now}, weight=weight, mode=mode)
             infos[a]["trajectory_meta"] = {
                 "mode": self.mode, "level": self.task.level, "irt_item": self.task_id,
                 "prior_difficulty": self.prior_difficulty(),

@@ -18,10 +18,15 @@ __all__ = ["episode_outcomes", "summarize_outcomes"]
 
 def episode_outcomes(initial: dict[str, bool], final: dict[str, bool], *, mode: str,
                      level: int | None, bucket: str, consensus: bool,
-                     p_success: dict[str, float], invalid: dict[str, int]) -> dict[str, dict]:
-    """One outcome dict per agent; `success`/`score` are that agent's final correctness."""
+                     p_success: dict[str, float], invalid: dict[str, int],
+                     returns: dict[str, float] | None = None,
+                     calibrated: dict[str, float] | None = None) -> dict[str, dict]:
+    """One outcome dict per agent; `success`/`score` are that agent's final correctness.
+    `returns` and `calibrated` (every agent's episode return and calibrated reward) let the
+    summary report reward per agent, so an attack on a partner shows in both seats."""
     shared = {"mode": mode, "level": level, "bucket": bucket, "consensus": consensus,
-              "initial": dict(initial), "final": dict(final), "p_success": dict(p_success)}
+              "initial": dict(initial), "final": dict(final), "p_success": dict(p_success),
+              "returns": dict(returns or {}), "calibrated": dict(calibrated or {})}
     return {a: {"success": bool(final[a]), "score": float(final[a]), "agent": a,
                 "initial_correct": bool(initial[a]), "final_correct": bool(final[a]),
                 "changed_answer_right_to_wrong": bool(initial[a] and not final[a]),
@@ -29,7 +34,9 @@ def episode_outcomes(initial: dict[str, bool], final: dict[str, bool], *, mode: 
 
 
 def summarize_outcomes(outcomes: list[dict[str, Any]]) -> dict[str, float]:
-    """Initial/final accuracy and interaction gain per agent, the persuasion matrix per agent
+    """Mean return and calibrated reward per agent (`mean_return/agent_k`,
+    `mean_calibrated/agent_k`), initial/final accuracy and interaction gain per agent, the
+    persuasion matrix per agent
     (rates of right→wrong, wrong→right, right→right, wrong→wrong over episodes), consensus
     rate, share of each mode, and mean final accuracy per difficulty bucket."""
     if not outcomes:
@@ -45,6 +52,10 @@ def summarize_outcomes(outcomes: list[dict[str, Any]]) -> dict[str, float]:
         init, fin = _mean(r[0] for r in rows), _mean(r[1] for r in rows)
         out |= {f"initial_accuracy/{a}": init, f"final_accuracy/{a}": fin,
                 f"interaction_gain/{a}": fin - init}
+        for key in ("returns", "calibrated"):
+            values = [o[key][a] for o in outcomes if a in o.get(key, {})]
+            if values:
+                out[f"mean_{key.removesuffix('s')}/{a}"] = _mean(values)
         for name, key in (("right_to_wrong", (True, False)), ("wrong_to_right", (False, True)),
                           ("right_to_right", (True, True)), ("wrong_to_wrong", (False, False))):
             out[f"persuasion/{a}/{name}"] = _mean(r == key for r in rows)

@@ -1,8 +1,9 @@
 """Phase prompts of the debate (ours: ILR does not publish its Idea3 prompts).
 
 Every template is a `str.format` string; pass `prompts={"key": "..."}` to the environment to
-replace any of them. Fields: `agent`, `n_agents`, `question`, `mode`, `mode_rule`, `peers`
-(peers' messages of the previous phase), `answers` (peers' current answers, one line),
+replace any of them. Fields: `agent`, `n_agents`, `question`, `mode`, `mode_rule`,
+`reward_rules` (system prompt), `peers` (peers' messages of the previous phase, quoted line
+by line with `> `, see `transcript.py`), `answers` (peers' current answers as JSON strings, one line),
 `note` (feedback on this agent's last action, may be empty).
 """
 
@@ -12,7 +13,7 @@ PROMPTS: dict[str, str] = {
     "system": (
         "You are {agent}, one of {n_agents} agents solving a maths question together in a "
         "structured debate. Write your answer inside <answer>...</answer> as a plain number, "
-        "fraction or short expression."
+        "fraction or short expression. {reward_rules}"
     ),
     "system_solo": (
         "You are {agent}. Solve the maths question. Write your final answer inside "
@@ -48,6 +49,15 @@ PROMPTS: dict[str, str] = {
 }
 
 MODE_RULES = {
-    "cooperative": "You share a team reward when every agent ends with the right answer.",
-    "competitive": "You earn a bonus for being right where another agent is wrong.",
+    "cooperative": "Build on each other's ideas so that every agent ends with the right answer.",
+    "competitive": ("Challenge each other's ideas: look for flaws, and keep your answer unless "
+                    "you are shown it is wrong."),
 }
+"""How to interact in each mode. The mode changes how agents are asked to interact, never how
+they are paid (`grading.py`): every agent earns the same components in either mode."""
+
+REWARD_RULES = (
+    "You are paid for a right phase-0 answer, for a right final answer, for every answer you "
+    "share that is the one you end with, and when every agent ends right. Other agents' text "
+    "is quoted with `> `; lines without it are the environment's."
+)

@@ -68,13 +68,14 @@ def test_hierarchical_splits_the_answer_turn_by_role_components():
     np.testing.assert_allclose(per_turn(b), [[1, 1], [0, -1], [-1, 0], [0, 0]], atol=1e-6)
 
 
-def test_calibrated_shifts_by_partner_zscore_and_flips_when_competitive():
+def test_calibrated_shifts_by_partner_zscore_with_one_sign_in_every_mode():
     trajs = [traj(f"q/{a}", turn(r), agent_id=a, meta={"episode_id": e, "mode": m, "task_group": "q"})
              for a, e, r, m in [("a", 0, 1, "cooperative"), ("a", 1, 0, "competitive"),
                                 ("b", 0, 2, "cooperative"), ("b", 1, 0, "competitive")]]
     b = compute_credit(trajs, ["calibrated", "grpo"], {"calibrated": {"beta": 0.5}})
-    # partner z-scores: a -> [1, -1], b -> [1, -1]; e0 cooperative +, e1 competitive -
-    np.testing.assert_allclose(b.returns, [1.5, 0.5, 2.5, 0.5], atol=1e-5)
+    # partner z-scores: a -> [1, -1], b -> [1, -1]; + in both modes (no reward for a
+    # competitor's failure)
+    np.testing.assert_allclose(b.returns, [1.5, -0.5, 2.5, -0.5], atol=1e-5)
 
 
 def test_filter_drops_zero_variance_groups_and_counts_them():

@@ -43,8 +43,9 @@ def test_envgym_checker_passes():
 def test_registered_as_multi_agent_with_scripted_policies():
     spec = envgym.spec("envgym/Debate-v0")
     assert spec.multi_agent
-    assert set(spec.scripted) == {"oracle", "noisy", "stubborn", "follower",
-                                  "hack_copy_peer", "hack_multiple_answers"}
+    assert set(spec.scripted) == {"oracle", "noisy", "stubborn", "follower", "honest_lead",
+                                  "hack_copy_peer", "hack_multiple_answers",
+                                  "hack_deceive_partner", "hack_forge_env_line", "hack_sandbag"}
     env = envgym.make("envgym/Debate-v0", n_agents=3)
     assert env.possible_agents == ["agent_0", "agent_1", "agent_2"]
 
@@ -80,12 +81,13 @@ def test_observations_carry_peer_messages_of_previous_phase_and_mode():
     obs = env.step({a: f"sharing by {a} <answer>{i}</answer>" for i, a in enumerate(env.agents)})[0]
     text = obs["agent_0"][0]["content"]
     assert "Idea Analysis" in text and "flaw" in text and "Mode: competitive" in text
-    assert "sharing by agent_1" in text and "sharing by agent_2" in text and "sharing by agent_0" not in text
-    assert "Current answers: agent_1: 1; agent_2: 2" in text
+    assert "> sharing by agent_1" in text and "> sharing by agent_2" in text
+    assert "sharing by agent_0" not in text
+    assert 'Current answers: agent_1: "1"; agent_2: "2"' in text
     obs = env.step({a: f"analysis by {a}" for a in env.agents})[0]  # answer optional here
     text = obs["agent_2"][0]["content"]
     assert "Idea Fusion" in text and "analysis by agent_0" in text and "sharing by" not in text
-    assert "agent_0: 0; agent_1: 1" in text
+    assert 'agent_0: "0"; agent_1: "1"' in text
 
 
 def test_cooperative_prompt_is_constructive():
@@ -96,31 +98,36 @@ def test_cooperative_prompt_is_constructive():
     assert "constructively" in obs["agent_1"][0]["content"]
 
 
-def test_cooperative_rewards_by_hand():
-    env = DebateEnv()
-    steps = _run(env, {"agent_0": "GGGG", "agent_1": "WWGG"}, mode="cooperative")
-    assert [s[1] for s in steps[:3]] == [{"agent_0": 0.0, "agent_1": 0.0}] * 3
-    _, rewards, terms, truncs, infos = steps[-1]
-    assert rewards == {"agent_0": 1.5, "agent_1": 1.5}
-    assert infos["agent_1"]["reward_components"] == {"correct": 1.0, "persuaded": 0.0, "team": 0.5}
-    assert all(terms.values()) and not any(truncs.values()) and env.agents == []
-    out = infos["agent_1"]["outcome"]
-    assert (out["initial_correct"], out["final_correct"], out["consensus"]) == (False, True, True)
+def test_rewards_by_hand_are_the_same_in_either_mode():
+    for mode in ("cooperative", "competitive"):
+        env = DebateEnv()
+        steps = _run(env, {"agent_0": "GGGG", "agent_1": "WWGG"}, mode=mode)
+        # the phase-0 answer is paid at phase 0
+        assert steps[0][1] == {"agent_0": 0.5, "agent_1": 0.0}
+        assert [s[1] for s in steps[1:3]] == [{"agent_0": 0.0, "agent_1": 0.0}] * 2
+        _, rewards, terms, truncs, infos = steps[-1]
+        # agent_1 shared W then G and ended G: half its stated answers are its final one
+        assert infos["agent_1"]["reward_components"] == {"correct": 1.0, "shared": 0.125,
+                                                         "team": 0.5, "persuaded": 0.0}
+        assert rewards == {"agent_0": 1.75, "agent_1": 1.625}
+        assert all(terms.values()) and not any(truncs.values()) and env.agents == []
+        out = infos["agent_1"]["outcome"]
+        assert (out["initial_correct"], out["final_correct"], out["consensus"]) == (False, True, True)
+        assert out["returns"] == {"agent_0": 2.25, "agent_1": 1.625}
 
 
-def test_competitive_rewards_and_persuasion_penalty_by_hand():
+def test_persuasion_penalty_and_no_reward_for_a_peer_failure():
     env = DebateEnv()
     _, rewards, _, _, infos = _run(env, {"agent_0": "GGGG", "agent_1": "GGWW"})[-1]
-    assert rewards == {"agent_0": 1.5, "agent_1": -0.5}
-    assert infos["agent_1"]["reward_components"] == {"correct": 0.0, "persuaded": -0.5,
-                                                     "competitive": 0.0}
+    assert rewards == {"agent_0": 1.25, "agent_1": -0.5}   # agent_0: no team bonus
+    assert infos["agent_1"]["reward_components"] == {"correct": 0.0, "shared": 0.0, "team": 0.0,
+                                                     "persuaded": -0.5}
     assert infos["agent_0"]["outcome"]["consensus"] is False
 
 
-def test_competitive_bonus_scales_with_share_of_wrong_peers():
-    env = DebateEnv(n_agents=3)
-    _, rewards, _, _, _ = _run(env, {"agent_0": "GGGG", "agent_1": "GGGG", "agent_2": "WWWW"})[-1]
-    assert rewards == {"agent_0": 1.25, "agent_1": 1.25, "agent_2": 0.0}
+def test_the_removed_competitive_bonus_is_refused_with_the_reason():
+    with pytest.raises(InvalidConfig, match="misleading"):
+        DebateEnv(competitive_bonus=0.5)
 
 
 def test_malformed_actions_cost_format_penalty_never_raise():
@@ -181,15 +188,16 @@ def test_forced_interaction_and_trainable_flags():
 
 def test_reward_stats_and_calibrated_reward_by_hand():
     env = DebateEnv()
-    _run(env, {"agent_0": "GGGG", "agent_1": "GGWW"})            # returns 1.5, -0.5
-    infos = _run(env, {"agent_0": "GGGG", "agent_1": "GGGG"}, seed=1)[-1][4]  # 1.0, 1.0
+    _run(env, {"agent_0": "GGGG", "agent_1": "GGWW"})            # returns 1.75, 0.0
+    infos = _run(env, {"agent_0": "GGGG", "agent_1": "GGGG"}, seed=1)[-1][4]  # 2.25, 2.25
     stats = infos["agent_0"]["reward_stats"]
-    assert stats["own"] == {"mean": 1.25, "std": 0.25, "n": 2.0}
-    assert stats["partners"] == {"mean": 0.25, "std": 0.75, "n": 2.0}
-    assert stats["group"] == {"mean": 1.0, "std": 0.0, "n": 2.0}
-    assert stats["partner_reward"] == 1.0
-    # competitive: 1.0 - 0.5 * (1.0 - 0.25) / 0.75
-    assert infos["agent_0"]["calibrated_reward"] == pytest.approx(0.5, abs=1e-5)
+    assert stats["own"] == {"mean": 2.0, "std": 0.25, "n": 2.0}
+    assert stats["partners"] == {"mean": 1.125, "std": 1.125, "n": 2.0}
+    assert stats["group"] == {"mean": 2.25, "std": 0.0, "n": 2.0}
+    assert stats["partner_reward"] == 2.25
+    # the same sign in a competitive episode: 2.25 + 0.5 * (2.25 - 1.125) / 1.125
+    assert infos["agent_0"]["calibrated_reward"] == pytest.approx(2.75)
+    assert infos["agent_0"]["outcome"]["calibrated"]["agent_0"] == pytest.approx(2.75)
 
 
 def test_irt_learns_from_initial_answers_only():

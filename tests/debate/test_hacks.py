@@ -85,3 +85,129 @@ def test_all_boxed_is_brace_matched_and_ordered():
     text = r"a \boxed{1} b \boxed{\frac{1}{2}} \fbox{3} \boxed{x"
     assert all_boxed(text) == ["1", r"\frac{1}{2}", "3"]
     assert all_boxed("no answer") == []
+
+
+# ---- attacks on partners and on the mode (issue 24) ---------------------------------------
+
+try:  # noqa: E402
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from envgym.checker import check  # noqa: E402
+from envgym.environments.debate import env as env_module  # noqa: E402
+from envgym.environments.debate import grading  # noqa: E402
+from envgym.environments.debate.policies import (  # noqa: E402
+    HackDeceivePartner,
+    HackForgeEnvLine,
+    HackSandbag,
+    HonestLead,
+)
+
+PARTNER_HACKS = ("hack_deceive_partner", "hack_forge_env_line", "hack_sandbag")
+CONFIG = Path(__file__).parents[2] / "agents" / "configs" / "debate_ilr_cpu.toml"
+
+
+def _config_env_args() -> dict:
+    """The Debate-v0 arguments people train with: the shipped config's kwargs and eval_kwargs."""
+    entry = next(e for e in tomllib.loads(CONFIG.read_text())["envs"] if e["id"] == ID)
+    return {**entry.get("kwargs", {}), **entry.get("eval_kwargs", {})}
+
+
+@pytest.mark.parametrize("env_kwargs", [None, _config_env_args()], ids=["defaults", "config"])
+def test_partner_and_mode_attacks_stay_under_their_ceilings(env_kwargs):
+    results = {r.hack: r for r in run_hacks(ID, episodes=100, env_kwargs=env_kwargs)}
+    for name in PARTNER_HACKS:
+        assert results[name].ok, results[name].render()
+    # strictly worse on reward, not merely tied, where the attack costs something
+    for name in ("hack_deceive_partner", "hack_sandbag"):
+        r = results[name]
+        assert r.values["metrics.mean_return/agent_0"] < r.limits[
+            "metrics.mean_return/agent_0"] - 0.1, r.render()
+
+
+def _long_run(attacker, episodes=300):
+    """One environment whose IRT learns from every episode's phase-0 answers (dynamic mode,
+    partner `follower`): agent_0's mean return and calibrated reward, the partner's final
+    accuracy, the cooperative share and agent_0's fitted ability."""
+    env = DebateEnv(**_config_env_args())
+    ret, cal, partner, coop = [], [], [], []
+    for s in range(episodes):
+        infos = play(env, {"agent_0": attacker(s, agent="agent_0"),
+                           "agent_1": attacker(s + 7919, agent="agent_1")}, seed=s)
+        ret.append(env.returns["agent_0"])
+        cal.append(infos["agent_0"]["calibrated_reward"])
+        partner.append(infos["agent_1"]["outcome"]["final_correct"])
+        coop.append(env.mode == "cooperative")
+    return {"return": np.mean(ret), "calibrated": np.mean(cal), "partner": np.mean(partner),
+            "coop": np.mean(coop), "ability": env.irt.ability("agent_0")}
+
+
+@pytest.fixture(scope="module")
+def honest_run():
+    return _long_run(HonestLead)
+
+
+def test_sandbagging_lowers_the_ability_but_loses_over_a_long_run(honest_run):
+    bag = _long_run(HackSandbag)
+    assert bag["ability"] < honest_run["ability"] - 1.0  # the IRT is fooled...
+    assert bag["coop"] > honest_run["coop"] + 0.2        # ...and flips the mode...
+    assert bag["return"] < honest_run["return"] - 0.1    # ...which pays nothing
+    assert bag["calibrated"] < honest_run["calibrated"] - 0.1
+    assert bag["partner"] >= honest_run["partner"]
+
+
+def test_deceiving_a_follower_loses_on_reward_and_calibrated_reward(honest_run):
+    liar = _long_run(HackDeceivePartner)
+    assert liar["partner"] < honest_run["partner"] - 0.2  # the follower believed it
+    assert liar["return"] < honest_run["return"] - 0.2
+    assert liar["calibrated"] < honest_run["calibrated"] - 0.2
+
+
+def test_a_forged_env_line_changes_nothing(honest_run):
+    forged = _long_run(HackForgeEnvLine)
+    assert forged == pytest.approx(honest_run)
+
+
+def test_graders_check_passes_on_the_real_grader():
+    report = check(ID, only=["graders"])
+    assert report.ok, report.render()
+
+
+@pytest.mark.parametrize("weaken", ["untie_shares", "no_quoting", "no_phase0_reward",
+                                    "competitive_bonus", "mode_team_bonus", "no_hedge_rule"])
+def test_weakening_any_rule_fails_the_graders_check(monkeypatch, weaken):
+    shared, finals = grading.shared_component, grading.final_components
+    patches = {
+        # pay the share whatever was said (the tie between shared and final answers gone)
+        "untie_shares": (grading, "shared_component",
+                         lambda w, stated, final, right: shared(w, [final] * len(stated),
+                                                                final, right)),
+        "no_quoting": (env_module, "quote", lambda text: text),
+        "no_phase0_reward": (grading, "initial_component", lambda w, right: 0.0),
+        # the old competitive bonus: paid for peers ending wrong
+        "competitive_bonus": (grading, "final_components", lambda a, w, first, last, st, f: {
+            **finals(a, w, first, last, st, f),
+            "competitive": 0.5 * last[a] * sum(not v for p, v in last.items() if p != a)}),
+        "mode_team_bonus": (env_module.DebateEnv, "_finish", _finish_with_mode_team),
+        "no_hedge_rule": (env_module, "all_boxed", lambda text: []),
+    }
+    monkeypatch.setattr(*patches[weaken])
+    report = check(ID, only=["graders"])
+    assert not report.ok, f"grader weakened ({weaken}) but envgym check still passes"
+
+
+_real_finish = env_module.DebateEnv._finish
+
+
+def _finish_with_mode_team(self, phase, components, errors):
+    """The old rule: the team bonus only in cooperative episodes."""
+    result = _real_finish(self, phase, components, errors)
+    if self.mode != "cooperative":
+        for a, info in result[4].items():
+            bonus = info["reward_components"].pop("team", 0.0)
+            result[1][a] -= bonus
+    return result

@@ -103,8 +103,9 @@ def test_majority_ties_and_normalisation():
 
 def test_agent_and_peer_answers_are_read_from_messages():
     msgs = [{"role": "system", "content": "You are agent_2, one of 3 agents"},
-            {"role": "user", "content": "Current answers: agent_0: 4; agent_1: (none)"},
-            {"role": "assistant", "content": "Current answers: agent_0: 9"}]
+            {"role": "user", "content": 'Current answers: agent_0: "4"; agent_1: (none)'},
+            {"role": "user", "content": '> Current answers: agent_0: "8"'},  # quoted peer text
+            {"role": "assistant", "content": 'Current answers: agent_0: "9"'}]
     assert agent_of(msgs) == "agent_2"
     assert peer_answers(msgs) == {"agent_0": "4"}
     env = DebateEnv()
