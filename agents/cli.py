@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -13,12 +13,26 @@ __all__ = ["serve_policy", "tiny_model"]
 def serve_policy(
     spec: Annotated[str, typer.Argument(help="policy spec, e.g. hf:DIR")],
     host: Annotated[str, typer.Option(help="bind address (loopback by default)")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port")] = 8001,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free one)")]
+    = 8001,
+    max_tokens_limit: Annotated[Optional[int], typer.Option(
+        min=1, help="largest max_tokens a request may ask for (default: the context length)")]
+    = None,
+    max_prompt_tokens: Annotated[Optional[int], typer.Option(
+        min=1, help="longest prompt in tokens (default: the context length - 1)")] = None,
+    chunk_tokens: Annotated[int, typer.Option(
+        min=1, help="tokens decoded per scheduling round: the longest a new request waits")]
+    = 16,
+    max_batch: Annotated[int, typer.Option(min=1, help="rows decoded together per round")] = 64,
+    shutdown_timeout: Annotated[float, typer.Option(
+        min=0.0, help="seconds SIGTERM waits for in-flight requests before failing them")]
+    = 10.0,
 ) -> None:
     """Serve a local policy as an OpenAI-compatible API with token ids and log-probs."""
     from envgym.agents.policies.server import serve
-    typer.echo(f"serving {spec} on http://{host}:{port}/v1", err=True)
-    serve(spec, host=host, port=port)
+    serve(spec, host=host, port=port, max_tokens_limit=max_tokens_limit,
+          max_prompt_tokens=max_prompt_tokens, chunk_tokens=chunk_tokens, max_batch=max_batch,
+          shutdown_timeout=shutdown_timeout)
 
 
 def tiny_model(out: Annotated[Path, typer.Option("--out", help="directory to create")]) -> None:
