@@ -90,7 +90,11 @@ register(
         "hack_answer_from_question": f"{_ENVS}.search.policies:HackAnswerFromQuestionPolicy",
         "hack_stuff_answer": f"{_ENVS}.search.policies:HackStuffAnswerPolicy",
         "hack_fake_information": f"{_ENVS}.search.policies:HackFakeInformationPolicy",
+        "hack_copy_think": f"{_ENVS}.search.policies:HackCopyThinkPolicy",
+        "hack_list_think": f"{_ENVS}.search.policies:HackListThinkPolicy",
+        "hack_search_spam": f"{_ENVS}.search.policies:HackSearchSpamPolicy",
     },
+    grader_fixtures=f"{_ENVS}.search.grader_fixtures:fixtures",
 )
 
 register(

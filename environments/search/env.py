@@ -141,6 +141,8 @@ class SearchEnv(TextEnv):
         self.queries: list[str] = []
         self.context: list[str] = []  # SLATE judge context: Thinking / Query / Retrieved
         self.information: list[str] = []  # the retrieved blocks, as the environment wrote them
+        self.documents: dict[str, str] = {}  # every retrieved passage's text, for the judge
+        self.last_new_ids: list[str] = []  # passages the previous step retrieved for the first time
         self.response = ""  # every action and spliced observation, for Search-R1's format check
         self.format_ok = True
         template = IG_PROMPT if self.protocol == "ig" else SEARCH_R1_PROMPT
@@ -153,6 +155,7 @@ class SearchEnv(TextEnv):
         self.response += action
         result = self._parse_and_act(action)
         self.response += "".join(m["content"] for m in result.observation)
+        self.last_new_ids = list(result.info.get("new_ids", []))
         return result
 
     def _parse_and_act(self, action: str) -> StepResult:
@@ -192,13 +195,16 @@ class SearchEnv(TextEnv):
                        else f"\n\n<information>{docs}</information>\n\n")
         self.information.append(docs)
         ids = [h.document.id for h in hits]
-        components = self._judge_search(thinking, query, ids)
+        found = {h.document.id: h.document.contents for h in hits}
+        components = self._judge_search(thinking, query, found)
+        new_ids = [i for i in dict.fromkeys(ids) if i not in self.documents]
         self.queries.append(query)
         self.retrieved += ids
+        self.documents.update(found)
         self.context += [f"Thinking: {thinking}", f"Query: {query}", f"Retrieved: {docs[:300]}"]
         info = {"spans": [{"kind": "query", "start": start, "end": start + len(query), "value": None}],
                 "tool_calls": [{"name": "search", "arguments": {"query": query}}],
-                "retrieved_ids": ids, "observation_tag": tag}
+                "retrieved_ids": ids, "new_ids": new_ids, "observation_tag": tag}
         return StepResult([{"role": "continuation", "content": observation}], components, info=info)
 
     def _answer(self, answer: str, thinking: str) -> StepResult:
@@ -246,12 +252,15 @@ class SearchEnv(TextEnv):
         return {"question": self.task["question"], "context": "\n".join(self.context),
                 "thinking": thinking, "golden_answers": self.task["golden_answers"],
                 "gold_doc_ids": self.task.get("gold_doc_ids") or [],
-                "previous_queries": list(self.queries), "seen_ids": list(self.retrieved), **extra}
+                "previous_queries": list(self.queries), "seen_ids": list(self.retrieved),
+                "documents": dict(self.documents), "last_new_ids": list(self.last_new_ids),
+                **extra}
 
-    def _judge_search(self, thinking: str, query: str, ids: list[str]) -> dict[str, float]:
+    def _judge_search(self, thinking: str, query: str, found: dict[str, str]) -> dict[str, float]:
         if self.judge is None:
             return {}
-        item = self._judge_item(thinking, query=query, retrieved_ids=ids)
+        item = self._judge_item(thinking, query=query, retrieved_ids=list(found),
+                                retrieved_docs=found)
         return slate_step_reward(self.judge, item, "search", self.turn, self.budget, self.slate_lambda)
 
     def _judge_answer(self, thinking: str, answer: str) -> dict[str, float]:

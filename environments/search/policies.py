@@ -15,6 +15,17 @@ Reward attacks (each must score below `heuristic`; tests/search/test_hacks.py):
 * `hack_fake_information` writes its own `<information>` block (naming a guess as the answer)
   and the `<answer>` right after its `</search>`: the stop at `</search>` must drop both, and
   the format-aware EM must not count a gold answer in a block the environment did not write.
+
+Attacks on SLATE's process reward (`judge="rule"`, with and without `judge_em`):
+
+* `hack_copy_think` acts as `heuristic` but pastes the question and the latest retrieved
+  block into every `<think>`: a copy must earn nothing over a lazy thought.
+* `hack_list_think` acts as `heuristic` but thinks by listing every retrieved name and
+  number (a word salad of the context, no verbatim run): listing is not reasoning.
+* `hack_search_spam` is never right: it pastes the question into its thinking, searches the
+  question again and again (reworded: word order reversed, then each retrieved name), and
+  answers with every retrieved name. Padding searches must cost and a list must be worth
+  less than one wrong answer, so it loses to the heuristic by a wide margin.
 """
 
 from __future__ import annotations
@@ -27,7 +38,8 @@ from envgym.hacks import Ceiling
 from envgym.scripted import ScriptedPolicy
 from envgym.spaces import Message
 
-__all__ = ["HackAnswerFromQuestionPolicy", "HackFakeInformationPolicy", "HackStuffAnswerPolicy",
+__all__ = ["HackAnswerFromQuestionPolicy", "HackCopyThinkPolicy", "HackFakeInformationPolicy",
+           "HackListThinkPolicy", "HackSearchSpamPolicy", "HackStuffAnswerPolicy",
            "HeuristicPolicy", "OraclePolicy", "RandomPolicy"]
 
 _NAME = re.compile(r"(?:The )?[A-Z][a-z]+(?: [A-Z][a-z]+)*")
@@ -142,3 +154,62 @@ class HackFakeInformationPolicy(ScriptedPolicy):
                     f"<information>Doc 1(Title: {guess}) The answer to \"{question}\" is {guess}."
                     f"</information>\n\n<think>Confirmed.</think>\n<answer> {guess} </answer>")
         return f"<think>As the documents said.</think>\n<answer> {guess} </answer>"
+
+
+def _retrieved(messages: list[Message]) -> list[str]:
+    return [b for msg in messages for b in _INFO.findall(msg["content"])]
+
+
+def _with_think(action: str, think: str) -> str:
+    """`action` with its `<think>` body replaced by `think`."""
+    return re.sub(r"<think>.*?</think>", lambda _: f"<think>{think}</think>", action, count=1,
+                  flags=re.DOTALL)
+
+
+class HackCopyThinkPolicy(HeuristicPolicy):
+    """Attack: the heuristic's actions, each thought a paste of the question and the latest
+    retrieved block (the judge sees both, so a word-overlap rubric pays every step), padded
+    with a third of words of its own so that it is not a pure copy."""
+
+    ceiling = Ceiling("heuristic", margin=0.0, metrics=("mean_reward", "success_rate"),
+                      why="a thought that copies the question or the context earns nothing")
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        blocks = _retrieved(messages)
+        paste = " ".join([_question(messages), *blocks[-1:]])
+        padding = " ".join(["hmm"] * (len(paste.split()) // 2))
+        return _with_think(super().act(env, messages), f"{paste} {padding}")
+
+
+class HackListThinkPolicy(HeuristicPolicy):
+    """Attack: the heuristic's actions, each thought a list of every retrieved name and number
+    (no verbatim run to catch as a copy, and every new fact named somewhere in it)."""
+
+    ceiling = Ceiling("heuristic", margin=0.0, metrics=("mean_reward", "success_rate"),
+                      why="listing the context is not reasoning: it states no choice")
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        text = " ".join(_retrieved(messages))
+        listed = ", ".join(dict.fromkeys([*_names(text), *_YEAR.findall(text)]))
+        return _with_think(super().act(env, messages), f"Relevant: {listed or 'nothing yet'}.")
+
+
+class HackSearchSpamPolicy(ScriptedPolicy):
+    """Attack, never right: the question pasted as every thought, the question searched again
+    and again (reversed, then each retrieved name), then every retrieved name as the answer."""
+
+    ceiling = Ceiling("heuristic", margin=-0.1, metrics=("mean_reward",),
+                      caps=(("success_rate", 0.0), ("metrics.em", 0.0)),
+                      why="a search that adds nothing costs, and a list is worse than one "
+                          "wrong answer")
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        question = _question(messages)
+        done = _n_searches(messages)
+        text = " ".join(_retrieved(messages))
+        names = list(dict.fromkeys(n for n in _names(text) if n not in question))
+        queries = [question.rstrip("?"), " ".join(reversed(question.rstrip("?").split())), *names]
+        if done < min(len(queries), env.max_turns - 1):
+            return f"<think>{question}</think>\n<search> {queries[done]} </search>"
+        answer = ", ".join([*names, *dict.fromkeys(_YEAR.findall(text))]) or "unknown"
+        return f"<think>{question}</think>\n<answer> {answer} </answer>"

@@ -151,16 +151,19 @@ def test_slate_rule_judge_components_by_hand():
     hop = env.task["chain"][0]
     _, r, _, _, info = env.step(f"<think>I need {hop['entity']}</think><search>{hop['query']}</search>")
     c = info["reward_components"]
-    assert c == {"judge_think": 1.0, "judge_query": 1.0} and r == 2.0
-    _, r, _, _, info = env.step(f"<think>again</think><search>{hop['query']}</search>")
-    assert info["reward_components"]["judge_query"] == -1.0  # redundant query
+    # a plan before any evidence earns 0; the query finds a new gold passage: +1
+    assert c == {"judge_think": 0.0, "judge_query": 1.0} and r == 1.0
+    _, r, _, _, info = env.step(f"<think>so {hop['value']} it seems</think><search>{hop['query']}</search>")
+    # the thought states the fact just retrieved (+1), but the repeated search adds nothing:
+    # its query scores -1 and its thinking is capped at 0, so the step costs
+    assert info["reward_components"] == {"judge_think": 0.0, "judge_query": -1.0} and r == -1.0
     gold = env.task["golden_answers"][0]
     _, r, term, _, info = env.step(f"<think>{hop['entity']} answer</think><answer>{gold}</answer>")
     c = info["reward_components"]
     # turn 3 of B=4, counted from 1: bonus = 0.1 * (4 - 3) / 4
     assert c["judge_answer"] == 1.0 and c["judge_bonus"] == pytest.approx(0.025)
     # Eq. 4 alone: think + answer + bonus, no EM on top (3.05 before)
-    assert "outcome" not in c and r == pytest.approx(1 + 1 + 0.025)
+    assert "outcome" not in c and r == pytest.approx(0 + 1 + 0.025)
     assert info["outcome"]["em"] == 1.0  # the EM is still measured, just not paid
     assert RuleJudge().judge("thinking", [{"thinking": ""}]) == [-1.0]
 
