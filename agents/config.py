@@ -179,6 +179,10 @@ class PPOConfig(_Strict):
     loss: Literal["ppo_clip", "reinforce"] = "ppo_clip"
     """`reinforce`: ARTIST's -log pi * A, no ratio and no clipping (meant for one on-policy
     pass: epochs = minibatches = 1)."""
+    role_sum: bool = False
+    """ARTIST's loss: token-average the controller's and the reasoner's losses separately and
+    sum them (L_ctrl + L_reas), so neither role's weight depends on its share of the tokens.
+    Off: one token average over both roles."""
     kl_roles: list[Literal["controller", "reasoner"]] = Field(default_factory=list)
     """Apply the KL penalty only on turns of these roles (ARTIST: ["reasoner"]); empty: all."""
 
@@ -273,6 +277,12 @@ class TrainConfig(_Strict):
         if "hierarchical" in self.credit and self.rollout.group_size < 2:
             raise ValueError("the `hierarchical` credit needs rollout.group_size >= 2 controller "
                              "rollouts per question (with 1 every controller advantage is 0)")
+        if "hierarchical" in self.credit and self.rollout.reasoner_samples < 2:
+            raise ValueError("the `hierarchical` credit needs rollout.reasoner_samples >= 2 "
+                             "(ARTIST: 6): with 1 every reasoner advantage is 0")
+        if self.ppo.role_sum and "hierarchical" not in self.credit:
+            raise ValueError("ppo.role_sum sums the controller and reasoner losses: it needs "
+                             "the `hierarchical` credit, whose turns carry those roles")
         if self.ppo.loss == "reinforce" and (self.ppo.epochs, self.ppo.minibatches) != (1, 1):
             raise ValueError("ppo.loss = 'reinforce' is on-policy: set ppo.epochs = 1 and "
                              "ppo.minibatches = 1")

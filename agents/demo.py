@@ -43,7 +43,7 @@ __all__ = ["DEMO_ENV", "demo", "demo_config"]
 
 DEMO_ENV = "envgym/TimeSeries-v0"
 DEMO_ENV_KWARGS = {"series_length": 512, "sketch_points": 8, "zoom_points": 8, "max_rounds": 2,
-                   "tool_format": "tag"}
+                   "tool_format": "tag", "format_rules": "lenient"}
 
 
 def demo_config(out: Path, *, steps: int = 40, eval_episodes: int = 192,
@@ -130,7 +130,7 @@ def demo(out: Path = Path("demo_out"), *, steps: int = 40, eval_episodes: int = 
                f"{cfg.rollout.tasks_per_step} tasks x {cfg.rollout.group_size} rollouts each; "
                "then the same held-out evaluation")
     result = train(cfg, model=model, tokenizer=tokenizer, model_path=path,        # 4, 5
-                   eval_at_start=False)
+                   eval_at_start=False, overwrite=True)  # each demo is a fresh run
     after = result["evals"][cfg.steps]
     after_greedy = evaluate(policy, greedy, cfg.steps, out / "greedy")
     _phase(t0, f"5/5 writing the report to {out}")

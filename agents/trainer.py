@@ -271,7 +271,11 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         kl_mask = build_batch(credit.trajectories, role_token_mask(credit.trajectories,
                                                                    cfg.ppo.kl_roles),
                               credit.turn_mask).advantages if cfg.ppo.kl_roles else None
-        stats = ppo_update(model, ref_model, optimizer, batch, cfg, how, shuffle, kl_mask)
+        role_mask = build_batch(credit.trajectories, role_token_mask(credit.trajectories,
+                                                                     ["reasoner"]),
+                                credit.turn_mask).advantages if cfg.ppo.role_sum else None
+        stats = ppo_update(model, ref_model, optimizer, batch, cfg, how, shuffle, kl_mask,
+                           role_mask)
         scheduler.step()
         # 6. sync weights to the rollout backend
         sync_weights(policy, model, cfg)

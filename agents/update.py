@@ -15,7 +15,7 @@ from envgym.agents.config import TrainConfig
 from envgym.agents.fsdp import lockstep_logprobs, zero_backward
 from envgym.agents.learner import TokenBatch, dist_info, token_logprobs
 
-__all__ = ["aggregate", "kl_penalty", "ppo_loss", "ppo_update", "reinforce_loss",
+__all__ = ["aggregate", "kl_penalty", "ppo_loss", "ppo_update", "reinforce_loss", "role_sum",
            "sequence_ratio_logp"]
 
 
@@ -58,11 +58,22 @@ def aggregate(per_token: torch.Tensor, mask: torch.Tensor, how: str, denom: floa
     return per_seq.sum() / denom
 
 
+def role_sum(per_token: torch.Tensor, mask: torch.Tensor, reasoner: torch.Tensor,
+             denoms: tuple[float, float]) -> torch.Tensor:
+    """ARTIST's L_ctrl + L_reas: the controller's tokens (mask without `reasoner`) summed over
+    the controller's token count, plus the reasoner's over its own (`denoms`)."""
+    return aggregate(per_token, mask * (1 - reasoner), "token_mean", denoms[0]) \
+        + aggregate(per_token, mask * reasoner, "token_mean", denoms[1])
+
+
 def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, batch: TokenBatch,
                cfg: TrainConfig, loss_agg: str, generator: torch.Generator,
-               kl_mask: torch.Tensor | None = None) -> dict[str, float]:
+               kl_mask: torch.Tensor | None = None,
+               role_mask: torch.Tensor | None = None) -> dict[str, float]:
     """`epochs` passes of `minibatches` optimizer steps, each accumulated over micro-batches.
-    `kl_mask` (per token, 0/1) limits the KL term to some tokens (`ppo.kl_roles`)."""
+    `kl_mask` (per token, 0/1) limits the KL term to some tokens (`ppo.kl_roles`).
+    `role_mask` (per token, 1 on reasoner tokens; `ppo.role_sum`) makes the loss ARTIST's
+    L_ctrl + L_reas: each role's tokens averaged over that role's own token count."""
     ppo, device = cfg.ppo, next(model.parameters()).device
     temperature = cfg.rollout.temperature
     # One optimiser step per batch: the weights being updated are the ones that sampled, so
@@ -83,6 +94,10 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
             mask_all = batch.loss_mask[mb]
             denom = float(mask_all.sum() if loss_agg == "token_mean" else len(mb))
             denom = _global_sum(denom) / world  # DDP averages gradients over ranks
+            if role_mask is not None:  # per-role token counts: each role's own average
+                reas = float((mask_all * role_mask[mb]).sum())
+                role_denoms = (max(_global_sum(float(mask_all.sum()) - reas) / world, 1.0),
+                               max(_global_sum(reas) / world, 1.0))
             for micro in torch.tensor_split(mb, cfg.optim.grad_accum):
                 if len(micro) == 0:  # keep DDP ranks in lockstep: a zero gradient
                     zero_backward(model, device)
@@ -106,7 +121,10 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
                     sums["kl"] += float((kl * km).sum().detach())
                 if ppo.entropy_coef:
                     loss_tok = loss_tok - ppo.entropy_coef * ent * m
-                loss = aggregate(loss_tok, m, loss_agg, denom)
+                if role_mask is None:
+                    loss = aggregate(loss_tok, m, loss_agg, denom)
+                else:
+                    loss = role_sum(loss_tok, m, role_mask[micro].to(device), role_denoms)
                 loss.backward()
                 sums["loss"] += loss.item()
                 sums["clip_frac"] += float(clipped.sum())

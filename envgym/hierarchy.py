@@ -30,7 +30,8 @@ from typing import Any
 
 from envgym.errors import PolicyError
 from envgym.policy import SamplingParams, ScriptedFactory, is_token_policy
-from envgym.rollout import _assistant, _finish, _make_turn, _merged, _resolve, collect
+from envgym.rollout import _assistant, _chat, _finish, _make_turn, _merged, _resolve, collect
+from envgym.stops import cut_at_stop, with_stops
 from envgym.runstate import RunState, env_factory
 from envgym.trajectory import Trajectory
 
@@ -46,8 +47,12 @@ def collect_hierarchical(env_id: str, policy: Any, *, episodes: int, controllers
                          **engine: Any) -> list[Trajectory]:
     """`episodes` questions × `controllers` controller rollouts × `samples` reasoner samples
     (see the module docstring); per controller rollout, the rollout itself then its forks."""
-    if controllers < 1 or samples < 1:
-        raise ValueError(f"controllers and samples must be >= 1, got {controllers}, {samples}")
+    if controllers < 1:
+        raise ValueError(f"controllers must be >= 1, got {controllers}")
+    if samples < 2:
+        raise ValueError(f"reasoner samples must be >= 2, got {samples}: ARTIST's reasoner "
+                         "advantage compares the N samples of one controller rollout, so with "
+                         "one sample every reasoner advantage is 0 (ARTIST uses N = 6)")
     kwargs = dict(env_kwargs or {})
     source = env_factory(env_id, kwargs, run)
     policy = _resolve(policy, env_id)
@@ -133,6 +138,7 @@ def _sample(policy: Any, jobs: list[tuple], k: int, sampling: SamplingParams) ->
         return [[(str(policy(seed=h.seed * 1009 + 97 * j + int(h.meta.get("member", 0)))
                       .act(f, list(msgs))), None) for j, f in enumerate(forks)]
                 for _n, h, forks, msgs in jobs]
+    stops = tuple(getattr(jobs[0][2][0], "stop_sequences", ()) or ()) if jobs[0][2] else ()
     prompts = []
     for _n, h, _forks, msgs in jobs:
         if is_token_policy(policy):
@@ -140,7 +146,9 @@ def _sample(policy: Any, jobs: list[tuple], k: int, sampling: SamplingParams) ->
             prompts += [ids + h.turns[-1].obs_token_ids] * k
         else:
             prompts += [_merged(msgs)] * k
-    done = policy.generate(prompts, sampling.with_seed((sampling.seed or 0) * 7919 + 17))
+    params = with_stops(sampling.with_seed((sampling.seed or 0) * 7919 + 17), stops)
+    decode = getattr(_chat(policy), "decode", None)  # forks honour the env's stops, as collect
+    done = [cut_at_stop(c, stops, decode) for c in policy.generate(prompts, params)]
     return [[(c.text, c) for c in done[i * k:(i + 1) * k]] for i in range(len(jobs))]
 
 

@@ -94,7 +94,8 @@ def _controller(trajs, groups, per_turn, mask, eps) -> None:
     rewards = np.array([sum(role_reward(tt, "controller") for tt in trajs[h].turns) for h in heads])
     for h, a in zip(heads, zscore(rewards, eps=eps, ddof=0)):
         for t, tt in enumerate(trajs[h].turns):
-            if tt.role == "controller":
+            # ARTIST retries a failed first segment; the failed tries are not actions it trains
+            if tt.role == "controller" and not tt.info.get("first_seg_retry"):
                 per_turn[h][t], mask[h][t] = float(a), True
 
 

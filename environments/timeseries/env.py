@@ -15,12 +15,19 @@ component:
 * on the answer step — reasoner: `accuracy` = 3·acc, `reasoner_format` = f_r (1, minus 0.5
   per violation); controller: `consistency` = 3·c, `exploration` = b_exp·max(0, 1-step/300)
   when 2-4 unique segments were inspected, `controller_format` = f_c (the mean per-round
-  format score; an invalid round after the first segment scores 0). One episode has one
+  format score). One episode has one
   reasoner answer, so here c = acc; `envgym.hierarchy.collect_hierarchical` forks the
   answer turn (`answer_fork`) into ARTIST's N samples and replaces c by their mean.
 * the first segment gets `first_seg_trials` (5, as ARTIST) tries: a malformed first round is
-  a retry, charged only the format penalty. Only an episode that never produces a valid
-  segment gets ARTIST's override: it ends after the last try with `controller_format` = -2.
+  a retry, charged only the format penalty and tagged `info["first_seg_retry"]` (the
+  `hierarchical` credit does not train it). An episode that never produces a valid segment
+  ends after the last try with `controller_format` = -2.
+* `format_rules = "artist"` (default), ARTIST's format rules: any invalid round after the
+  first segment makes f_c < 0, so the controller's terminal part is only `controller_format`
+  = -2 (R_c = -2); a missing, empty or malformed reasoner answer ends the episode with
+  `reasoner_format` = -1 (R_r = -1) and counts as wrong. `"lenient"` keeps the older rules
+  (an invalid round scores 0 in f_c; a malformed answer is a retry at the format penalty).
+  Departures: see `README.md`.
 
 Every step's `info["role_components"]` says which role each reward component belongs to
 (`{"controller": {...}, "reasoner": {...}}`; the answer step has both), and the answer step's
@@ -89,6 +96,7 @@ class TimeSeriesEnv(TextEnv):
                  point_cost: float = 1e-4, exploration_bonus: float = 1.0,
                  tool_format: Literal["json", "tag"] = "json", require_first_zoom: bool = True,
                  first_seg_trials: int = 5, max_zoom_span: int | None = None,
+                 format_rules: Literal["artist", "lenient"] = "artist",
                  dataset: str | None = None, dataset_format: str = "auto",
                  max_turns: int | None = None, **kwargs: Any):
         if first_seg_trials < 1:
@@ -100,6 +108,9 @@ class TimeSeriesEnv(TextEnv):
             raise InvalidConfig(f"task_types: unknown {sorted(unknown)}; choose from {TASK_TYPES}")
         if series_length < 400:
             raise InvalidConfig(f"series_length must be >= 400 (room for distant events), got {series_length}")
+        if format_rules not in ("artist", "lenient"):
+            raise InvalidConfig(f"format_rules must be 'artist' or 'lenient', got {format_rules!r}")
+        self.format_rules = format_rules
         if tool_format not in ("json", "tag"):
             raise InvalidConfig(f"tool_format must be 'json' or 'tag', got {tool_format!r}")
         self.series_length, self.task_types = series_length, types
@@ -153,6 +164,7 @@ class TimeSeriesEnv(TextEnv):
         self.segments: list[tuple[int, int]] = []
         self.round_formats: list[float] = []
         self.first_tries = 0
+        self.invalid_rounds = 0
         self.answering = False
         self.role_totals = {"controller": 0.0, "reasoner": 0.0}
         return [system(self._system_prompt()), user(self._opening())], {"role": "controller"}
@@ -211,16 +223,41 @@ class TimeSeriesEnv(TextEnv):
         `first_seg_trials` tries (the last failed try ends the episode with the -2
         override); after it, the round scores 0 in the controller's format mean."""
         role = self._role()
-        if not self.answering and not self.segments:
+        retry = not self.answering and not self.segments
+        if retry:
             self.first_tries += 1
             if self.first_tries >= self.first_seg_trials:
                 return self._give_up(error)
         elif not self.answering:
             self.round_formats.append(0.0)
+            self.invalid_rounds += 1
+        elif self.format_rules == "artist":
+            return self._malformed_answer(error)
         result = self.invalid(error, self._format_hint())
         self.role_totals[role] += result.reward_components["format"]
         result.info.update(role=role, role_components={role: dict(result.reward_components)})
+        if retry:  # ARTIST retries the first segment; a failed try is not an action to train
+            result.info["first_seg_retry"] = True
         return result
+
+    def _malformed_answer(self, error: str) -> StepResult:
+        """ARTIST: a missing, empty or malformed reasoner answer gives R_r = -1 and ends the
+        episode; the controller is scored as for a wrong answer (c counts it as wrong)."""
+        assert self.task is not None
+        reasoner = {"reasoner_format": -1.0}
+        controller = self._controller_terminal(0.0)
+        self.role_totals["reasoner"] += -1.0
+        self.role_totals["controller"] += sum(controller.values())
+        outcome = {"success": False, "score": 0.0, "answer": None, "gold": self.task.answer,
+                   "task_type": self.task.task_type, "rounds": len(self.segments),
+                   "points_inspected": self._points_inspected(),
+                   "fraction_inspected": self._points_inspected() / len(self.task.series),
+                   "coverage": self._coverage(), "chance": self.task.chance, "malformed": True}
+        info = {"role": "reasoner", "outcome": outcome, "role_rewards": dict(self.role_totals),
+                "task_return": self._task_return(controller), "accuracy": 0.0,
+                "role_components": {"controller": dict(controller), "reasoner": dict(reasoner)}}
+        return StepResult([user(f"Invalid answer: {error} The episode is over.")],
+                          {**reasoner, **controller}, terminated=True, info=info, parse_error=error)
 
     def _give_up(self, error: str) -> StepResult:
         """No valid segment in `first_seg_trials` tries: ARTIST's -2 controller override."""
@@ -275,6 +312,8 @@ class TimeSeriesEnv(TextEnv):
         letter = self._letter(answer)
         if letter is None:
             assert self.task is not None
+            if self.format_rules == "artist":  # an answer was given: the reasoner's, malformed
+                self.answering = True
             return self._invalid(f"{answer[:40]!r} is not an option; answer with one of "
                                  f"{', '.join(LETTERS[:len(self.task.options)])}.")
         return self._finish_episode(action, letter)
@@ -305,6 +344,8 @@ class TimeSeriesEnv(TextEnv):
 
     def _controller_terminal(self, c: float) -> dict[str, float]:
         if not self.segments:  # only without require_first_zoom: never a valid segment
+            return {"controller_format": -2.0}
+        if self.invalid_rounds and self.format_rules == "artist":  # f_c < 0: R_c = -2
             return {"controller_format": -2.0}
         f_c = float(np.mean(self.round_formats))
         unique = len(set(self.segments))

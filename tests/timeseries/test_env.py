@@ -75,14 +75,21 @@ def test_first_segment_retries_are_not_an_invalid_episode():
     assert comps["reasoner_format"] == 0.5  # no <think>
 
 
-def test_only_an_episode_without_a_valid_segment_gets_the_minus_two_override():
+def test_no_valid_segment_or_a_later_invalid_round_gets_the_minus_two_override():
     env = envgym.make(ENV, point_cost=0.0)
     env.reset(seed=0)
     for k in range(5):
         *_, term, trunc, info = env.step("junk")
     assert term and info["reward_components"] == {"controller_format": -2.0}
     assert info["role"] == "controller" and info["outcome"]["gave_up"]
-    # an invalid round after a valid segment only scores 0 in the controller's format mean
+    # ARTIST: an invalid round after a valid segment also makes f_c < 0, so R_c = -2
+    env.reset(seed=0)
+    env.step(zoom(0, 10))
+    env.step("junk")
+    *_, info = env.step("<think>x</think><answer>A</answer>")
+    assert info["role_components"]["controller"] == {"controller_format": -2.0}
+    # the lenient rules score it 0 in the controller's format mean instead
+    env = envgym.make(ENV, point_cost=0.0, format_rules="lenient")
     env.reset(seed=0)
     env.step(zoom(0, 10))
     env.step("junk")
@@ -121,10 +128,12 @@ def test_answer_fork_takes_only_an_answer_from_the_same_evidence():
     env.reset(seed=0)
     env.step(zoom(0, 10))
     fork = env.answer_fork()
-    *_, info = fork.step(zoom(20, 30))
-    assert "zoom rounds are over" in info["parse_error"]
     *_, term, _, info = fork.step(f"<think>x</think><answer>{env.task.answer}</answer>")
     assert term and info["accuracy"] == 1.0 and env.segments == [(0, 10)] and not env.answering
+    # ARTIST: a zoom where the reasoner must answer is a malformed answer, R_r = -1
+    *_, term, _, info = env.answer_fork().step(zoom(20, 30))
+    assert term and "zoom rounds are over" in info["parse_error"] and info["accuracy"] == 0.0
+    assert info["role_components"]["reasoner"] == {"reasoner_format": -1.0}
 
 
 def test_exploration_bonus_decays_linearly_to_zero_at_step_300():

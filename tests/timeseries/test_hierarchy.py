@@ -77,7 +77,10 @@ def test_a_successful_controller_rollout_gets_the_higher_controller_advantage():
         (i_ok, ok), (i_bad, bad) = sorted(heads, key=lambda p: -p[1].meta["consistency"])
         assert bad.turns[-1].reward_components == {"controller_format": -2.0}
         if ok.meta["consistency"] > 0:
-            adv = [batch.advantages[i][0][0] for i in (i_ok, i_bad)]  # first controller turn
+            # the bad rollout's failed first-segment tries are not trained; its last try,
+            # the one that carries the -2, is
+            adv = [batch.advantages[i_ok][0][0], batch.advantages[i_bad][-1][0]]
+            assert not any(batch.turn_mask[i_bad][:-1]) and batch.turn_mask[i_bad][-1]
             r = [sum(role_reward(x, "controller") for x in t.turns) for t in (ok, bad)]
             assert r[0] > r[1] and adv[0] == pytest.approx(1.0) and adv[1] == pytest.approx(-1.0)
             assert all(batch.turn_mask[i_ok][:-1]) and ok.turns[-1].role == "reasoner"
