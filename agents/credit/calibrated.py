@@ -36,18 +36,25 @@ def _task_key(traj: Trajectory) -> str:
     return str(traj.meta["task_group"])
 
 
-def calibrated(batch: CreditBatch, *, beta: float = 0.5, eps: float = 1e-6, clip: float = 3.0,
-               stats: str = "history", min_history: int = 2) -> CreditBatch:
-    """r~_{a,e} = r_{a,e} + beta * clip(mean_{b != a} (r_{b,e} - mu_b) / (sigma_b + eps), ±clip).
+def calibrated(batch: CreditBatch, *, beta: float = 0.5, min_std: float = 0.5,
+               clip: float = 3.0, stats: str = "history", min_history: int = 2) -> CreditBatch:
+    """r~_{a,e} = r_{a,e} + beta * clip(mean_{b != a} z_{b,e}, ±clip), with
+    z_{b,e} = (r_{b,e} - mu_b) / max(sigma_b, min_std).
 
     Per question, agent a's return in episode e is shifted by how much better than usual its
     partners did in the same episode. mu_b, sigma_b describe partner b's reward distribution:
     with `stats="history"` (default) the run's history of b's returns
     (`meta["reward_history"][b]`, previous steps) once it holds `min_history` episodes, else
     — and with `stats="group"` — b's returns over this question's episodes (population std).
-    The sign is + in every mode (see the module docstring). A reward
+    The sign is + in every mode (see the module docstring). `min_std` floors sigma_b: a
+    partner whose history has no spread (sigma_b = 0, say a fixed partner that always scores
+    the same) would otherwise turn a 0.1 change in its return into the whole clip,
+    beta * clip = 1.5, more than the task's `correct` reward. With the floor the shift moves by
+    at most beta * |delta r_b| / min_std (0.1 for a 0.1 change at the defaults). A reward
     stage: put it before a base estimator, e.g. `["calibrated", "grpo"]`.
     """
+    if min_std <= 0:
+        raise ValueError(f"credit `calibrated`: min_std must be > 0, not {min_std!r}")
     if stats not in ("history", "group"):
         raise ValueError(f"credit `calibrated`: stats must be 'history' or 'group', not {stats!r}")
     trajs, new = batch.trajectories, batch.returns.copy()
@@ -72,7 +79,7 @@ def calibrated(batch: CreditBatch, *, beta: float = 0.5, eps: float = 1e-6, clip
             if stats == "history":
                 mu, sigma, hist = _history(trajs, episodes.values(), agent, min_history, mu, sigma)
             used_history += hist
-            for e, v in zip(episodes, (r - mu) / (sigma + eps)):
+            for e, v in zip(episodes, (r - mu) / max(sigma, min_std)):
                 z[(agent, e)] = v
         for agent, episodes in by_agent.items():
             for e, i in episodes.items():
@@ -80,7 +87,8 @@ def calibrated(batch: CreditBatch, *, beta: float = 0.5, eps: float = 1e-6, clip
                 if partners and trajs[i].error is None:
                     new[i] = batch.returns[i] + beta * float(
                         np.clip(np.mean(partners), -clip, clip))
-    batch.stats["calibrated/shift_abs_mean"] = float(np.abs(new - batch.returns).mean()) if len(new) else 0.0
+    shift = np.abs(new - batch.returns)
+    batch.stats["calibrated/shift_abs_mean"] = float(shift.mean()) if len(new) else 0.0
     batch.stats["calibrated/history_agents"] = float(used_history)
     batch.returns = new
     return batch

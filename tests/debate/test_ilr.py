@@ -67,7 +67,7 @@ def test_reward_history_has_spread_after_a_step_and_calibrated_uses_it():
 
 
 def test_every_mode_gets_the_same_sign_on_an_engine_built_batch():
-    run, beta, eps = RunState(), 0.5, 1e-6
+    run, beta, floor = RunState(), 0.5, 0.5
     trajs = (_debates(run, {"n_agents": 2, "interaction": "cooperative"}, {}, seed=7, group=3)
              + _debates(run, {"n_agents": 2, "interaction": "competitive"}, {}, seed=200, group=3))
     batch = compute_credit(trajs, ["calibrated", "grpo"],
@@ -79,7 +79,7 @@ def test_every_mode_gets_the_same_sign_on_an_engine_built_batch():
                    and p.agent_id != t.agent_id]
         r = np.array([p.total_reward for p in sorted(partner, key=lambda p: p.meta["episode_id"])])
         mine = next(p for p in partner if p.meta["episode_id"] == t.meta["episode_id"])
-        z = (mine.total_reward - r.mean()) / (r.std() + eps)
+        z = (mine.total_reward - r.mean()) / max(r.std(), floor)
         expected = t.total_reward + beta * np.clip(z, -3, 3)
         assert batch.returns[i] == pytest.approx(expected)
         checked += abs(z) > 0.1 and t.meta["mode"] == "competitive"
@@ -115,3 +115,24 @@ def test_config_refuses_eval_seeds_that_wrap_onto_training_questions():
         load_config(base)  # 1000..1009 mod 100 = questions 0..9, which training uses
     base["envs"][0]["eval_seeds"] = [1090, 1100]
     load_config(base)  # questions 90..99: held out
+
+
+def test_a_partner_history_without_spread_moves_calibrated_reward_boundedly():
+    """A 0.1 change in a zero-variance partner's return used to move the calibrated reward
+    by the whole clip (+1.5); now by beta * 0.1 / min_std."""
+    def shifted(partner_return, **options):
+        trajs = _debates(RunState(), {"n_agents": 2}, {}, episodes=1, group=1)
+        for t in trajs:
+            t.meta["reward_history"] = {a: {"mean": 1.0, "std": 0.0, "n": 50.0}
+                                        for a in ("agent_0", "agent_1")}
+        partner = next(t for t in trajs if t.agent_id == "agent_1")
+        partner.turns[-1].reward += partner_return - partner.total_reward
+        me = next(i for i, t in enumerate(trajs) if t.agent_id == "agent_0")
+        batch = compute_credit(trajs, ["calibrated", "grpo"], {"calibrated": options})
+        return batch.returns[me] - trajs[me].total_reward
+
+    assert shifted(1.1) - shifted(1.0) == pytest.approx(0.5 * 0.1 / 0.5)
+    assert shifted(1.1, beta=0.5, min_std=1.0) == pytest.approx(0.05)
+    assert abs(shifted(100.0)) <= 0.5 * 3.0 + 1e-9  # the clip still bounds a huge jump
+    with pytest.raises(ValueError, match="min_std"):
+        shifted(1.0, min_std=0.0)
