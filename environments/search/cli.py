@@ -46,7 +46,14 @@ def build(corpus: Path = typer.Option(..., "--corpus", help='JSONL of {"id", "co
 
 def serve_retriever(index: Path = typer.Option(..., "--index", help="Directory from `envgym index build`."),
                     host: str = typer.Option("127.0.0.1", "--host", help="Bind address (loopback by default)."),
-                    port: int = typer.Option(8000, "--port")) -> None:
+                    port: int = typer.Option(8000, "--port", min=0, max=65535,
+                                             help="TCP port (0: any free one)."),
+                    max_queries: int = typer.Option(
+                        1024, "--max-queries", min=1,
+                        help="Most queries one request may carry (a 413 beyond)."),
+                    shutdown_timeout: float = typer.Option(
+                        10.0, "--shutdown-timeout", min=0.0,
+                        help="Seconds SIGTERM waits for in-flight requests.")) -> None:
     """Serve an index over Search-R1's `POST /retrieve` and `GET /health`."""
     from envgym.environments.search.http import serve
     from envgym.environments.search.retrievers import load_retriever
@@ -57,5 +64,5 @@ def serve_retriever(index: Path = typer.Option(..., "--index", help="Directory f
     except EnvGymError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from None
-    typer.echo(f"serving {index} on http://{host}:{port}", err=True)
-    serve(retriever, host=host, port=port)
+    serve(retriever, host=host, port=port, max_queries=max_queries,
+          shutdown_timeout=shutdown_timeout, ready=f"serving {index} on http://{host}:{{port}}")

@@ -106,7 +106,9 @@ class _Batcher:
 
 
 def create_app(retriever: Retriever, *, default_topk: int = 3, max_batch: int = 64,
-               window_s: float = 0.0) -> Any:
+               window_s: float = 0.0, max_queries: int = 1024) -> Any:
+    """The app. `max_queries` caps one request's queries (a 413 beyond it), so one client's
+    huge batch cannot hold the search lock while everyone else waits behind it."""
     from contextlib import asynccontextmanager
 
     from fastapi import FastAPI
@@ -131,7 +133,12 @@ def create_app(retriever: Retriever, *, default_topk: int = 3, max_batch: int = 
 
     @app.post("/retrieve")
     async def retrieve(request: RetrieveRequest) -> JSONResponse:
-        hits = await batcher.submit(request.as_list(), request.topk or default_topk)
+        queries = request.as_list()
+        if len(queries) > max_queries:
+            return JSONResponse(status_code=413, content={"detail": (
+                f"{len(queries)} queries in one request; this server takes at most "
+                f"{max_queries} (--max-queries): split the batch")})
+        hits = await batcher.submit(queries, request.topk or default_topk)
         # A plain JSONResponse: the rows are already JSON types, and FastAPI's generic
         # encoder would walk every hit again (a third of the server's time per request).
         return JSONResponse({"result": [[h.to_dict() for h in row] for row in hits]})
@@ -139,11 +146,14 @@ def create_app(retriever: Retriever, *, default_topk: int = 3, max_batch: int = 
     return app
 
 
-def serve(retriever: Retriever, host: str = "127.0.0.1", port: int = 8000, **kwargs: Any) -> None:
-    """Run the server in the foreground; loopback by default (infra §B.4.2)."""
-    import uvicorn
+def serve(retriever: Retriever, host: str = "127.0.0.1", port: int = 8000, *,
+          shutdown_timeout: float = 10.0, ready: str | None = None, **kwargs: Any) -> None:
+    """Run the server in the foreground; loopback by default (infra §B.4.2). SIGTERM stops
+    accepting, lets in-flight searches finish within `shutdown_timeout`, and exits 0."""
+    from envgym.serving import run_server
 
-    uvicorn.run(create_app(retriever, **kwargs), host=host, port=port, log_level="warning")
+    run_server(create_app(retriever, **kwargs), host=host, port=port,
+               shutdown_timeout=shutdown_timeout, ready=ready)
 
 
 def _hit(item: dict[str, Any]) -> Hit:
@@ -165,18 +175,26 @@ class HTTPRetriever:
 
     kind = "http"
 
-    def __init__(self, url: str, *, timeout: float = 10.0, retries: int = 5, backoff: float = 0.2):
+    def __init__(self, url: str, *, timeout: float = 10.0, retries: int = 5, backoff: float = 0.2,
+                 max_per_request: int = 256):
         import httpx
 
         base = url.rstrip("/")
         self.url = base if base.endswith("/retrieve") else base + "/retrieve"
         self.client = httpx.Client(timeout=timeout)
         self.retries, self.backoff = retries, backoff
+        self.max_per_request = max(1, max_per_request)  # under any server's --max-queries
 
     def search(self, queries: list[str], topk: int) -> list[list[Hit]]:
+        queries = list(queries)
+        step = self.max_per_request
+        return [row for i in range(0, len(queries), step)
+                for row in self._search(queries[i:i + step], topk)]
+
+    def _search(self, queries: list[str], topk: int) -> list[list[Hit]]:
         if not queries:
             return []
-        body = {"queries": list(queries), "topk": int(topk), "return_scores": True}
+        body = {"queries": queries, "topk": int(topk), "return_scores": True}
         payload = self._post(body)
         try:
             rows = payload["result"]

@@ -206,3 +206,34 @@ def test_judge_dying_mid_run_fails_the_episode_visibly(server_thread):
     env.judge.retries = 0  # the server is gone now
     with pytest.raises(PolicyError, match="judge server"):
         env.step("<think>x y z</think><search>another query</search>")
+
+
+def test_max_queries_caps_a_request_and_the_server_stays_up(bm25, server_thread):
+    with server_thread(create_app(bm25, max_queries=10)) as url:
+        with httpx.Client(base_url=url, timeout=30) as client:
+            r = client.post("/retrieve", json={"queries": ["Trisk Havel born"] * 11})
+            assert r.status_code == 413 and "--max-queries" in r.json()["detail"]
+            ok = client.post("/retrieve", json={"queries": ["Trisk Havel born"] * 10})
+            assert ok.status_code == 200 and len(ok.json()["result"]) == 10
+            assert client.get("/health").status_code == 200
+        # the client splits big batches under the cap, in order
+        remote = HTTPRetriever(url, max_per_request=4)
+        queries = [f"Glass Guild founded {i}" for i in range(9)]
+        assert [[h.document.id for h in row] for row in remote.search(queries, 2)] == [
+            [h.document.id for h in row] for row in bm25.search(queries, 2)]
+
+
+def test_serve_retriever_drains_and_exits_zero_on_sigterm(bm25, tmp_path):
+    from tests.server_process import ServerProcess
+
+    bm25.save(tmp_path / "index")
+    server = ServerProcess(["serve-retriever", "--index", str(tmp_path / "index"),
+                            "--max-queries", "5", "--shutdown-timeout", "3"], tmp_path / "log")
+    try:
+        assert httpx.get(f"{server.url}/health", timeout=10).status_code == 200
+        r = httpx.post(f"{server.url}/retrieve", json={"queries": ["a"] * 6}, timeout=10)
+        assert r.status_code == 413
+    finally:
+        code, _ = server.terminate(timeout=20)
+    assert code == 0, server.text()
+    assert "Traceback" not in server.text()
