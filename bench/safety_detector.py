@@ -53,11 +53,11 @@ def score(rows: list[dict]) -> tuple[dict, list[dict]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--split", choices=("tune", "heldout", "all"), default=None)
+    ap.add_argument("--split", choices=("tune", "heldout", "fresh", "all"), default=None)
     ap.add_argument("--misses", type=int, default=0)
     args = ap.parse_args()
     rows = load_corpus()
-    splits = [args.split] if args.split else ["tune", "heldout", "all"]
+    splits = [args.split] if args.split else ["tune", "heldout", "fresh", "all"]
     for split in splits:
         chosen = [r for r in rows if split == "all" or r["split"] == split]
         result, misses = score(chosen)
