@@ -6,20 +6,42 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 
 __all__ = ["demo", "sft", "train"]
 
 
-def train(config: Path = typer.Argument(..., help="training config (TOML)"),
-          resume: bool = typer.Option(False, "--resume", help="continue from the latest checkpoint")
+def train(config: Optional[Path] = typer.Argument(
+              None, help="training config (TOML, or a run's train_config.json)"),
+          resume: bool = typer.Option(False, "--resume",
+                                      help="continue from the latest checkpoint"),
+          overwrite: bool = typer.Option(False, "--overwrite",
+                                         help="replace the run already in output_dir"),
+          print_config: bool = typer.Option(
+              False, "--print-config",
+              help="print the resolved config as TOML (every default without CONFIG)")
           ) -> None:
-    """RL training (GRPO-family, turn-level credit) as the config describes."""
+    """RL training (GRPO-family, turn-level credit) as the config describes.
+
+    Ctrl-C stops after the current step with a checkpoint; `--resume` continues from it."""
     from envgym.agents.config import load_config
+    from envgym.agents.runfiles import TrainingInterrupted
     from envgym.agents.trainer import train as run
 
-    result = run(load_config(config), resume=resume)
+    if print_config:
+        from envgym.agents.configdoc import default_config, to_toml
+        typer.echo(to_toml(load_config(config) if config else default_config()), nl=False)
+        return
+    if config is None:
+        raise typer.BadParameter("give a CONFIG (or --print-config)", param_hint="CONFIG")
+    try:
+        result = run(load_config(config), resume=resume, overwrite=overwrite)
+    except TrainingInterrupted as e:
+        typer.echo(str(e).split("Resume with:")[0] + f"Resume with: envgym train {config} --resume",
+                   err=True)
+        raise typer.Exit(130) from None
     last = max(result["evals"]) if result["evals"] else None
     if last is not None:
         typer.echo(f"step {last}: held-out reward {result['evals'][last]['eval/reward']:.3f}")

@@ -16,6 +16,8 @@ loss mask); and each minibatch is cut to its own longest row instead of the data
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,11 @@ from envgym.agents.learner import TokenBatch, build_batch, load_model, token_log
 from envgym.errors import InvalidConfig
 from envgym.trajectory import Trajectory, Turn, read_trajectories, write_trajectories
 
-__all__ = ["action_nll", "noisy_demonstrations", "run_sft", "sft", "tokenize_trajectories"]
+__all__ = ["action_nll", "noisy_demonstrations", "run_sft", "sft", "sft_settings",
+           "tokenize_trajectories", "warm_start"]
+
+KEY_FILE = "envgym_sft_settings.json"
+"""Beside the SFT model: the settings it was trained with, so a changed `[sft]` rebuilds it."""
 
 
 def noisy_demonstrations(env_id: str, mix: dict[str, float], episodes: int, seeds: tuple[int, int],
@@ -157,7 +163,42 @@ def run_sft(cfg: TrainConfig) -> Path:
     logger.close()
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
+    (out / KEY_FILE).write_text(json.dumps(sft_settings(cfg), indent=1, sort_keys=True))
     return out
+
+
+def sft_settings(cfg: TrainConfig) -> dict[str, Any]:
+    """Everything `run_sft` reads: the base model, `[sft]`, the demonstrations' environment,
+    turn limit and seed. The RL settings are left out, so tuning them keeps the warm start."""
+    env = cfg.envs[0]
+    return {"model": cfg.model.model_dump(mode="json", exclude={"warm_start"}),
+            "sft": cfg.sft.model_dump(mode="json"), "seed": cfg.seed,
+            "env": {"id": env.id, "kwargs": env.kwargs, "train_seeds": list(env.train_seeds)},
+            "max_turns": cfg.rollout.max_turns}
+
+
+def warm_start(cfg: TrainConfig) -> str:
+    """`model.warm_start = "sft"`: the SFT model in output_dir/sft, trained now unless one
+    with these exact settings is there; a stale one is rebuilt, with a line naming what
+    changed."""
+    out, want = cfg.output_dir / "sft", sft_settings(cfg)
+    key = out / KEY_FILE
+    if key.is_file() and json.loads(key.read_text()) == want and (out / "config.json").is_file():
+        print(f"SFT warm start: reusing {out} (same settings)", file=sys.stderr, flush=True)
+        return str(out)
+    if (out / "config.json").is_file():
+        old = json.loads(key.read_text()) if key.is_file() else None
+        why = ("changed: " + ", ".join(_changed(old, want))) if old else "no record of its settings"
+        print(f"SFT warm start in {out} is stale ({why}): rebuilding", file=sys.stderr, flush=True)
+    return str(run_sft(cfg))
+
+
+def _changed(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """Dotted names of the settings that differ (`sft.epochs`, `model.policy`)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [c for k in sorted(set(old) | set(new))
+                for c in _changed(old.get(k), new.get(k), f"{prefix}{k}.")]
+    return [prefix.rstrip(".")] if old != new else []
 
 
 def main(config: str | Path) -> Path:

@@ -157,13 +157,11 @@ def shared_tasks(train: tuple[int, int], evaluation: tuple[int, int], pool: int)
 
 
 def warm_start_policy(cfg: Any) -> str | None:
-    """`model.warm_start = "sft"`: run `envgym sft` on this config once (reused from
-    `output_dir/sft`) and return the path to train from; None without a warm start."""
+    """`model.warm_start = "sft"`: run `envgym sft` on this config (reused from
+    `output_dir/sft` while its settings match) and return the path to train from; None
+    without a warm start."""
     if cfg.model.warm_start != "sft":
         return None
-    from envgym.agents.sft import run_sft
+    from envgym.agents.sft import warm_start
 
-    out = cfg.output_dir / "sft"
-    if not (out / "config.json").is_file():
-        run_sft(cfg)
-    return str(out)
+    return warm_start(cfg)  # rebuilt when its settings changed

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from envgym.agents.checkpoint import load_latest, restore_rng, save_checkpoint
+from envgym.agents.checkpoint import restore_rng, save_checkpoint
 from envgym.agents.config import EnvConfig, TrainConfig, load_config
 from envgym.agents.credit import compute_credit
 from envgym.agents.credit.base import split_failed
@@ -34,12 +34,15 @@ from envgym.agents.checkpoint import (load_model_state, load_optimizer_state, mo
 from envgym.agents.fsdp import parallelize, rollout_weights
 from envgym.agents.learner import (attach_ig, build_batch, dist_info, load_model, lr_lambda,
                                    make_reference, unwrap)
+from envgym.agents.agent_metrics import agent_metrics, trainable
 from envgym.agents.report import MetricsLogger, Progress, mean_ci, rollout_metrics
+from envgym.agents.runfiles import (CONFIG_FILE, ZERO_SIGNAL_STEPS, StopOnInterrupt,
+                                    TrainingInterrupted, prepare_output, zero_signal_warning)
 from envgym.agents.steplog import write_step
 from envgym.agents.structure import (drop_fixed_agents, env_kwargs, role_token_mask,
                                      structured_rollout, update_run_state, warm_start_policy)
 from envgym.agents.update import _global_sum, ppo_update
-from envgym.errors import EnvGymError, InvalidConfig
+from envgym.errors import EnvGymError
 from envgym.runstate import RunState, env_factory
 from envgym.tree import tree_metrics
 from envgym.trajectory import Trajectory, write_trajectories
@@ -88,7 +91,8 @@ def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_si
 
     sampling = SamplingParams(max_tokens=cfg.rollout.max_tokens, temperature=temperature,
                               top_p=cfg.rollout.top_p, seed=sampling_seed)
-    structured = structured_rollout(policy, env, first_seed, n_tasks, group_size, cfg, sampling, run)
+    structured = structured_rollout(policy, env, first_seed, n_tasks, group_size, cfg, sampling,
+                                    run)
     if structured is not None:
         return structured
     kwargs = env_kwargs(env, cfg)  # + rollout.max_turns where the constructor takes it
@@ -126,6 +130,8 @@ def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = No
         result[f"eval/{name}/failed"] = float(len(failed))
         check_failures(step, failed, len(trajs), cfg.rollout.max_failed_fraction,
                        across_ranks=False)  # only rank 0 evaluates
+        result.update(agent_metrics(done, f"eval/{name}/"))  # fixed partners apart
+        done = trainable(done)
         rewards = [t.total_reward for t in done]
         all_rewards += rewards
         ci = mean_ci(rewards)
@@ -191,11 +197,16 @@ def check_endpoints(cfg: TrainConfig) -> None:
 
 
 def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: Any = None,
-          model_path: str | None = None, eval_at_start: bool = True) -> dict[str, Any]:
-    """Run (or resume) the configured training; returns the evaluations, model and policy."""
+          model_path: str | None = None, eval_at_start: bool = True,
+          overwrite: bool = False) -> dict[str, Any]:
+    """Run (or resume) the configured training; returns the evaluations, model and policy.
+
+    An output_dir that holds a run needs `resume` or `overwrite`; Ctrl-C stops after the
+    current step with a checkpoint (`TrainingInterrupted` says how to resume)."""
     setup_distributed()
-    check_endpoints(cfg)
     rank, world = dist_info()
+    state = prepare_output(cfg, resume, overwrite, rank)  # before any model or SFT work
+    check_endpoints(cfg)
     out = cfg.output_dir
     ckpt_dir = out / "checkpoints"
     seed_everything(cfg.seed + rank)
@@ -213,13 +224,7 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
     shuffle = torch.Generator().manual_seed(cfg.seed)
     run = RunState()  # run-level state environments share across episodes and steps
     start = 0
-    if resume:
-        state = load_latest(ckpt_dir)
-        if state is None:
-            raise InvalidConfig(f"--resume: no checkpoint in {ckpt_dir}")
-        if state["config_digest"] != cfg.digest():
-            raise InvalidConfig("--resume: the config changed since the checkpoint "
-                                f"({state['config_digest']} != {cfg.digest()})")
+    if state is not None:
         load_model_state(model, state["model"])
         load_optimizer_state(model, optimizer, state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
@@ -238,64 +243,80 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         evals[0] = evaluate(policy, cfg, 0, out, run)
         logger.log(0, {k: v for k, v in evals[0].items() if not k.startswith("_")})
     progress = Progress(cfg.steps, start, cfg.log.progress) if rank == 0 else None
-    for step in range(start + 1, cfg.steps + 1):
-        t0 = time.perf_counter()
-        run.step = step  # what environments read at reset (decaying bonuses)
-        # 1-2. sample tasks and roll out (each rank takes its share of the step's tasks)
-        trajs: list[Trajectory] = []
-        for k, first, n in sampler.next(step, cfg.rollout.tasks_per_step):
-            share = np.array_split(np.arange(first, first + n), world)[rank]  # contiguous seeds
-            if len(share):
-                trajs += rollout(policy, cfg.envs[k], int(share[0]), len(share),
-                                 cfg.rollout.group_size, cfg, cfg.rollout.temperature,
-                                 sampling_seed=(cfg.seed * 1_000_003 + step) * world + rank,
-                                 tree=True, run=run)
-        t_roll = time.perf_counter() - t0
-        # failed episodes carry no reward signal: out of their groups before credit
-        trajs, failed = split_failed(trajs)
-        check_failures(step, failed, len(trajs) + len(failed), cfg.rollout.max_failed_fraction)
-        update_run_state(run, trajs)  # IRT abilities, reward histories learn from the step
-        # 3. batch-level rewards (judge scores come from the environments' own steps)
-        ig_stats = attach_ig(trajs, policy, seed=cfg.seed + step) if "ig" in cfg.credit else {}
-        # 4. credit
-        credit = compute_credit(trajs, cfg.credit, cfg.credit_options, tokenizer=tokenizer,
-                                seed=cfg.seed + step)
-        credit = drop_fixed_agents(credit)  # trainable=False agents: no gradient
-        how = loss_agg if loss_agg != "auto" else (credit.loss_agg or "token_mean")
-        if cfg.log.trajectories and rank == 0:
-            write_step(out, step, trajs, credit, cfg.credit, tokenizer)
-        # 5. update
-        model.train()
-        batch = build_batch(credit.trajectories, credit.advantages or [], credit.turn_mask,
-                            pad_id=tokenizer.pad_token_id or 0)
-        kl_mask = build_batch(credit.trajectories, role_token_mask(credit.trajectories,
-                                                                   cfg.ppo.kl_roles),
-                              credit.turn_mask).advantages if cfg.ppo.kl_roles else None
-        role_mask = build_batch(credit.trajectories, role_token_mask(credit.trajectories,
-                                                                     ["reasoner"]),
-                                credit.turn_mask).advantages if cfg.ppo.role_sum else None
-        stats = ppo_update(model, ref_model, optimizer, batch, cfg, how, shuffle, kl_mask,
-                           role_mask)
-        scheduler.step()
-        # 6. sync weights to the rollout backend
-        sync_weights(policy, model, cfg)
-        # 7. log
-        elapsed = time.perf_counter() - t0
-        n_tokens = sum(len(x.action_token_ids) + len(x.obs_token_ids) for t in trajs for x in t.turns)
-        metrics = {**rollout_metrics(trajs), **tree_metrics(trajs), **ig_stats, **credit.stats,
-                   **stats,
-                   "rollout/failed": float(len(failed)),
-                   "lr": scheduler.get_last_lr()[0], "time/step_s": elapsed,
-                   "time/rollout_s": t_roll, "throughput/tokens_per_s": n_tokens / elapsed}
-        # 8. evaluate and checkpoint on schedule
-        if rank == 0 and ((cfg.eval_every and step % cfg.eval_every == 0) or step == cfg.steps):
-            evals[step] = evaluate(policy, cfg, step, out, run)
-            metrics.update({k: v for k, v in evals[step].items() if not k.startswith("_")})
-        if rank == 0:
-            logger.log(step, metrics)
-            progress.update(1, reward=metrics["reward"])
-        if (cfg.checkpoint_every and step % cfg.checkpoint_every == 0) or step == cfg.steps:
-            _checkpoint(ckpt_dir, step, model, optimizer, scheduler, sampler, shuffle, cfg, run)
+    zero_run = 0  # consecutive steps without any non-zero advantage
+    with StopOnInterrupt() as interrupt:  # Ctrl-C: stop after this step, checkpointed
+        for step in range(start + 1, cfg.steps + 1):
+            t0 = time.perf_counter()
+            run.step = step  # what environments read at reset (decaying bonuses)
+            # 1-2. sample tasks and roll out (each rank takes its share of the step's tasks)
+            trajs: list[Trajectory] = []
+            for k, first, n in sampler.next(step, cfg.rollout.tasks_per_step):
+                share = np.array_split(np.arange(first, first + n), world)[rank]  # contiguous seeds
+                if len(share):
+                    trajs += rollout(policy, cfg.envs[k], int(share[0]), len(share),
+                                     cfg.rollout.group_size, cfg, cfg.rollout.temperature,
+                                     sampling_seed=(cfg.seed * 1_000_003 + step) * world + rank,
+                                     tree=True, run=run)
+            t_roll = time.perf_counter() - t0
+            # failed episodes carry no reward signal: out of their groups before credit
+            trajs, failed = split_failed(trajs)
+            check_failures(step, failed, len(trajs) + len(failed), cfg.rollout.max_failed_fraction)
+            update_run_state(run, trajs)  # IRT abilities, reward histories learn from the step
+            # 3. batch-level rewards (judge scores come from the environments' own steps)
+            ig_stats = attach_ig(trajs, policy, seed=cfg.seed + step) if "ig" in cfg.credit else {}
+            # 4. credit
+            credit = compute_credit(trajs, cfg.credit, cfg.credit_options, tokenizer=tokenizer,
+                                    seed=cfg.seed + step)
+            credit = drop_fixed_agents(credit)  # trainable=False agents: no gradient
+            how = loss_agg if loss_agg != "auto" else (credit.loss_agg or "token_mean")
+            if cfg.log.trajectories and rank == 0:
+                write_step(out, step, trajs + failed, credit, cfg.credit, tokenizer)
+            # 5. update
+            model.train()
+            batch = build_batch(credit.trajectories, credit.advantages or [], credit.turn_mask,
+                                pad_id=tokenizer.pad_token_id or 0)
+            kl_mask = build_batch(credit.trajectories, role_token_mask(credit.trajectories,
+                                                                       cfg.ppo.kl_roles),
+                                  credit.turn_mask).advantages if cfg.ppo.kl_roles else None
+            role_mask = build_batch(credit.trajectories, role_token_mask(credit.trajectories,
+                                                                         ["reasoner"]),
+                                    credit.turn_mask).advantages if cfg.ppo.role_sum else None
+            stats = ppo_update(model, ref_model, optimizer, batch, cfg, how, shuffle, kl_mask,
+                               role_mask)
+            scheduler.step()
+            # 6. sync weights to the rollout backend
+            sync_weights(policy, model, cfg)
+            # 7. log
+            elapsed = time.perf_counter() - t0
+            n_tokens = sum(len(x.action_token_ids) + len(x.obs_token_ids)
+                           for t in trajs for x in t.turns)
+            metrics = {**rollout_metrics(trainable(trajs)), **agent_metrics(trajs),
+                       **tree_metrics(trajs), **ig_stats, **credit.stats,
+                       **stats,
+                       "rollout/failed": float(len(failed)),
+                       "lr": scheduler.get_last_lr()[0], "time/step_s": elapsed,
+                       "time/rollout_s": t_roll, "throughput/tokens_per_s": n_tokens / elapsed}
+            # 8. evaluate and checkpoint on schedule
+            if rank == 0 and ((cfg.eval_every and step % cfg.eval_every == 0) or step == cfg.steps):
+                evals[step] = evaluate(policy, cfg, step, out, run)
+                metrics.update({k: v for k, v in evals[step].items() if not k.startswith("_")})
+            if rank == 0:
+                logger.log(step, metrics)
+                progress.update(1, reward=metrics["reward"])
+            due = (cfg.checkpoint_every and step % cfg.checkpoint_every == 0) or step == cfg.steps
+            stop = interrupt.stop(world) and step < cfg.steps
+            if due or stop:
+                _checkpoint(ckpt_dir, step, model, optimizer, scheduler, sampler, shuffle, cfg, run)
+            zero_run = zero_run + 1 if credit.stats.get("adv/zero_fraction", 0.0) >= 1.0 else 0
+            if zero_run == ZERO_SIGNAL_STEPS and rank == 0:  # a run that cannot learn says so
+                print(zero_signal_warning(step - zero_run + 1, step), file=sys.stderr, flush=True)
+            if stop:
+                if rank == 0:
+                    progress.close()
+                    logger.close()
+                raise TrainingInterrupted(
+                    f"stopped after step {step} of {cfg.steps}; checkpoint saved in {ckpt_dir}. "
+                    f"Resume with: envgym train {out / CONFIG_FILE} --resume")
     final = model_state(model)  # FSDP: gathered from every rank
     if rank == 0:
         progress.close()
@@ -344,13 +365,32 @@ def _checkpoint(ckpt_dir: Path, step: int, model: Any, optimizer: Any, scheduler
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m envgym.agents.trainer CONFIG [--resume]` (what torchrun launches)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    resume = "--resume" in args
-    paths = [a for a in args if a != "--resume"]
-    if len(paths) != 1:
-        raise SystemExit("usage: python -m envgym.agents.trainer CONFIG [--resume]")
-    train(load_config(paths[0]), resume=resume)
+    """`python -m envgym.agents.trainer CONFIG [--resume | --overwrite]` (what torchrun
+    launches); the same options as `envgym train`, errors as one line."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m envgym.agents.trainer",
+                                     description="GRPO-family RL training from a TOML config.")
+    parser.add_argument("config", nargs="?", help="training config (TOML, or a run's JSON)")
+    parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    parser.add_argument("--overwrite", action="store_true", help="replace the run in output_dir")
+    parser.add_argument("--print-config", action="store_true",
+                        help="print the resolved config (every default without CONFIG) as TOML")
+    args = parser.parse_args(argv)
+    if args.config is None and not args.print_config:
+        parser.error("CONFIG is required (or --print-config)")
+    try:
+        if args.print_config:
+            from envgym.agents.configdoc import default_config, to_toml
+            print(to_toml(load_config(args.config) if args.config else default_config()), end="")
+            return
+        train(load_config(args.config), resume=args.resume, overwrite=args.overwrite)
+    except TrainingInterrupted as e:
+        print(str(e), file=sys.stderr)
+        raise SystemExit(130) from None
+    except EnvGymError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

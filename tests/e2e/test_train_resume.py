@@ -132,3 +132,108 @@ def test_sft_command_trains_on_noisy_scripted_demos(tmp_path, small_model):
     policies = {t.info["policy"] for d in demos for t in d.turns}
     assert policies == {"oracle", "random"}  # the noise is really mixed in, turn by turn
     assert all(t.turns[0].action_token_ids for t in demos)
+
+
+# ---- the run directory: refusing to mix runs, start-up checks, Ctrl-C ---------------------
+
+def _quick(tmp_path, small_model, **kw):
+    from envgym.agents.config import load_config
+
+    kw.setdefault("steps", 1)
+    kw.setdefault("checkpoint_every", 0)
+    extra = kw.pop("extra", "")
+    return load_config(write_config(tmp_path / "q.toml", small_model, tmp_path / "run",
+                                    extra=extra, **kw))
+
+
+def test_an_existing_run_needs_resume_or_overwrite(tmp_path, small_model):
+    from envgym.agents.config import load_config
+    from envgym.agents.trainer import train
+    from envgym.errors import InvalidConfig
+
+    cfg = _quick(tmp_path, small_model)
+    train(cfg, eval_at_start=False)
+    with pytest.raises(InvalidConfig, match="already holds a run: pass --resume .* --overwrite"):
+        train(cfg, eval_at_start=False)
+    train(cfg, eval_at_start=False, overwrite=True)
+    assert _steps(tmp_path / "run") == [1]  # replaced, not a second step 1 appended
+    assert load_config(tmp_path / "run/train_config.json") == cfg  # the resolved config
+    proc = subprocess.run([sys.executable, "-m", "envgym.agents.trainer",
+                           str(tmp_path / "q.toml")], env=ENV, capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "already holds a run" in proc.stderr
+
+
+def test_resume_without_a_checkpoint_fails_before_the_sft(tmp_path, small_model, monkeypatch):
+    import envgym.agents.sft as sft
+    from envgym.agents.trainer import train
+    from envgym.errors import InvalidConfig
+
+    monkeypatch.setattr(sft, "run_sft", lambda cfg: pytest.fail("SFT ran before the check"))
+    cfg = _quick(tmp_path, small_model, extra='[sft]\nepisodes = 2')
+    cfg.model.warm_start = "sft"
+    with pytest.raises(InvalidConfig, match="--resume: no checkpoint in"):
+        train(cfg, resume=True)
+
+
+def test_missing_wandb_is_a_clear_error(tmp_path, small_model, monkeypatch):
+    import envgym.agents.runfiles as runfiles
+    from envgym.agents.trainer import train
+    from envgym.errors import InvalidConfig
+
+    real = runfiles.importlib.util.find_spec
+    monkeypatch.setattr(runfiles.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "wandb" else real(name, *a))
+    cfg = _quick(tmp_path, small_model)
+    cfg.log.wandb = True
+    with pytest.raises(InvalidConfig, match="wandb = true, but wandb is not installed"):
+        train(cfg)
+    assert not (tmp_path / "run/metrics.jsonl").exists()
+
+
+def test_sft_warm_start_is_keyed_by_its_settings(tmp_path, small_model, capsys):
+    from envgym.agents.sft import warm_start
+
+    cfg = _quick(tmp_path, small_model, extra="[sft]\nepisodes = 2\nepochs = 1\nbatch_size = 2")
+    path = warm_start(cfg)
+    built = (Path(path) / "model.safetensors").stat().st_mtime_ns
+    assert warm_start(cfg) == path and "reusing" in capsys.readouterr().err
+    assert (Path(path) / "model.safetensors").stat().st_mtime_ns == built
+    cfg.rollout.temperature = 0.5  # an RL setting: the warm start stays valid
+    warm_start(cfg)
+    assert "reusing" in capsys.readouterr().err
+    cfg.sft.epochs = 2
+    warm_start(cfg)
+    assert "is stale (changed: sft.epochs): rebuilding" in capsys.readouterr().err
+    assert (Path(path) / "model.safetensors").stat().st_mtime_ns != built
+
+
+def test_a_run_without_learning_signal_says_so(tmp_path, small_model, capsys):
+    from envgym.agents.report import read_metrics
+    from envgym.agents.runfiles import ZERO_SIGNAL_STEPS
+    from envgym.agents.trainer import train
+
+    cfg = _quick(tmp_path, small_model, steps=ZERO_SIGNAL_STEPS)
+    cfg.optim.lr = 1e-9  # the untrained model fails every episode alike, and stays so
+    train(cfg, eval_at_start=False)
+    zero = [r["adv/zero_fraction"] for r in read_metrics(tmp_path / "run/metrics.jsonl")]
+    assert zero == [1.0] * ZERO_SIGNAL_STEPS  # the premise: no group had any variance
+    err = capsys.readouterr().err
+    assert f"steps 1-{ZERO_SIGNAL_STEPS} had no learning signal" in err
+    assert 'model.warm_start = "sft"' in err and "group_size >= 2" in err
+
+
+def test_ctrl_c_saves_a_checkpoint_and_says_how_to_resume(tmp_path, small_model):
+    cfg = write_config(tmp_path / "c.toml", small_model, tmp_path / "run", steps=40,
+                       checkpoint_every=100)
+    proc = _train(cfg)
+    deadline = time.time() + 300
+    while not (tmp_path / "run/metrics.jsonl").exists() or len(_steps(tmp_path / "run")) < 2:
+        assert proc.poll() is None and time.time() < deadline, proc.stdout.read()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)  # during step 2 (or later): it finishes, then stops
+    assert proc.wait(timeout=300) == 130
+    out = proc.stdout.read()
+    step = _steps(tmp_path / "run")[-1]
+    assert f"stopped after step {step} of 40" in out and "--resume" in out, out
+    assert (tmp_path / f"run/checkpoints/step_{step:07d}").is_dir()
