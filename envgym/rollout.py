@@ -334,6 +334,9 @@ class _Engine:
     async def release(self, env: Any, seats: list[_Seat]) -> None:
         for s in seats:
             self.leave(s)
+            free = getattr(s.actor, "release", None) if s.batcher else None
+            if free is not None and s.ids:  # the policy's cached KV of this episode
+                free(s.ids)
         if env is not None:
             try:
                 await self.call(env.close)

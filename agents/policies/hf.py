@@ -4,17 +4,28 @@ Generation is our own short sampling loop over a left-padded batch with a KV cac
 than `model.generate`, so that the returned log-probs are exactly those of the distribution
 sampled from, and stop strings cut generation at the token that completes them.
 `sequence_logprobs` is the same computation with gradients, for the learner.
+
+KV reuse across turns (`kv_reuse=True`, the default). Each generated row's KV state is kept
+in a prefix cache addressed by token ids (`agents/policies/kv.py`): the next turn of an
+episode, whose prompt extends the last one plus the sampled ids, prefills only the new
+observation tokens; identical prompts in one call (a group's G members, SLATE siblings) are
+prefilled once and their cache expanded; a fork finds its parent's cache by its ids. The
+cache is dropped whenever the weights change (parameter versions are checked at every call)
+and bounded by `kv_cache_mb`. Ids and log-probs match a full recompute (tested), because a
+row's cached positions sit behind masked padding with their original position ids.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 
+from envgym.agents.policies.kv import KVEntry, PrefixCache
 from envgym.errors import PolicyError
 from envgym.policy import Completion, SamplingParams, row_sampling
 from envgym.tokens import ChatTokenizer
@@ -117,13 +128,16 @@ class HFPolicy:
 
     Options: `device` ("auto", "cpu", "cuda:0"), `dtype` ("auto" = bf16 on GPU, fp32 on
     CPU), `chat_template` (override), `batch_size`, `seed`, `threads` (torch CPU threads; on
-    a shared CPU one thread is often several times faster than oversubscribing).
+    a shared CPU one thread is often several times faster than oversubscribing),
+    `kv_reuse` and `kv_cache_mb` (the prefix cache of the module docstring; off recomputes
+    every prompt in full, as before).
     """
 
     def __init__(self, path: str, *, device: str = "auto", dtype: str = "auto",
                  chat_template: str | None = None, batch_size: int = 64, seed: int = 0,
                  model: Any = None, tokenizer: Any = None, trust_remote_code: bool = False,
-                 threads: int | None = None):
+                 threads: int | None = None, kv_reuse: bool = True,
+                 kv_cache_mb: float = 1024.0):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.name = f"hf:{path}"
@@ -153,6 +167,10 @@ class HFPolicy:
             torch.set_num_threads(threads)
         self.generator = torch.Generator().manual_seed(seed)
         """Seeds rows whose params carry none (unseeded calls still differ call to call)."""
+        self.kv = PrefixCache(int(kv_cache_mb * 2**20)) if kv_reuse else None
+        self._weights = self._weights_key()
+        self.prefill_tokens = 0
+        """Prompt tokens run through the model (a benchmark's measure of reuse)."""
 
     per_row_sampling = True
     """`generate` takes one `SamplingParams` per prompt (see `envgym.policy`)."""
@@ -175,14 +193,13 @@ class HFPolicy:
     @torch.no_grad()
     def _generate_batch(self, prompts: list[list[int]], params: list[SamplingParams]
                         ) -> list[Completion]:
-        ids, mask = self._left_pad(prompts)
-        out = self.model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask),
-                         use_cache=True)
+        plan = self._prefill(prompts)
+        logits, mask, cache = plan.logits, plan.mask, plan.cache
         position = _positions(mask)[:, -1]
         rows = [_Row(p) for p in params]
         sampler = _Sampler(params, self.generator, self.device)
         for step in range(max(p.max_tokens for p in params)):
-            tokens, logprobs = sampler.sample(out.logits[:, -1], step)
+            tokens, logprobs = sampler.sample(logits, step)
             for row, tok, lp in zip(rows, tokens.tolist(), logprobs.tolist()):
                 if not row.done:
                     row.add(tok, lp, self)
@@ -194,8 +211,100 @@ class HFPolicy:
             position = position + 1
             out = self.model(input_ids=tokens[:, None], attention_mask=mask,
                              position_ids=position[:, None], use_cache=True,
-                             **{self._cache_arg: _cache_of(out)})
+                             **{self._cache_arg: cache})
+            logits, cache = out.logits[:, -1], _cache_of(out)
+        if self.kv is not None:
+            self._keep(plan, prompts, rows, cache)
         return [r.completion(self) for r in rows]
+
+    def _prefill(self, prompts: list[list[int]]) -> _Plan:
+        """Run the prompts' uncached tokens: each distinct prompt once, from its longest
+        cached prefix, then expand to one row per prompt."""
+        if self.kv is None:
+            ids, mask = self._left_pad(prompts)
+            out = self.model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask),
+                             use_cache=True)
+            self.prefill_tokens += int(mask.sum())
+            return _Plan(out.logits[:, -1], mask, _cache_of(out))
+        if self._weights_key() != self._weights:  # an optimiser step or a weight sync
+            self.kv.clear()
+            self._weights = self._weights_key()
+        distinct: dict[tuple[int, ...], int] = {}
+        of_row = [distinct.setdefault(tuple(p), len(distinct)) for p in prompts]
+        unique = [list(p) for p in distinct]
+        hits = [self.kv.lookup(p) for p in unique]
+        cached = [n for _, n, _ in hits]
+        width = max(cached)
+        s_ids, s_mask = self._left_pad([p[n:] for p, n in zip(unique, cached)])
+        c_mask = torch.zeros((len(unique), width), dtype=torch.long)
+        for u, n in enumerate(cached):
+            c_mask[u, width - n:] = 1
+        mask = torch.cat([c_mask.to(self.device), s_mask], dim=1)
+        past = {self._cache_arg: self._stack(hits, width)} if width else {}
+        out = self.model(input_ids=s_ids, attention_mask=mask, use_cache=True,
+                         position_ids=_positions(mask)[:, width:], **past)
+        self.prefill_tokens += int(s_mask.sum())
+        logits, cache = out.logits[:, -1], _cache_of(out)
+        if len(unique) < len(prompts):
+            index = torch.tensor(of_row, device=self.device)
+            logits, mask = logits.index_select(0, index), mask.index_select(0, index)
+            for layer in cache.layers:
+                layer.keys = layer.keys.index_select(0, index)
+                layer.values = layer.values.index_select(0, index)
+        suffix = [len(p) - n for p, n in zip(unique, cached)]
+        return _Plan(logits, mask, cache, of_row, hits, width, s_ids.shape[1], suffix)
+
+    def _stack(self, hits: list[tuple[KVEntry | None, int, int | None]], width: int) -> Any:
+        """A batch cache of the hits' prefixes, left-padded (masked) to `width`."""
+        from transformers import DynamicCache
+
+        some = next(e for e, n, _ in hits if n)
+        layers = []
+        for k_, v_ in zip(some.keys, some.values):
+            shape = (len(hits), k_.shape[0], width, k_.shape[2])
+            layers.append([k_.new_zeros(shape), v_.new_zeros((*shape[:3], v_.shape[2]))])
+        for u, (e, n, _) in enumerate(hits):
+            if n:
+                for (k, v), k_, v_ in zip(layers, e.keys, e.values):
+                    k[u, :, width - n:] = k_[:, :n]
+                    v[u, :, width - n:] = v_[:, :n]
+        return DynamicCache([tuple(kv) for kv in layers])
+
+    def _keep(self, plan: _Plan, prompts: list[list[int]], rows: list[_Row], cache: Any) -> None:
+        """Store each row's state: its prompt plus the sampled ids that were fed back (the
+        last sampled id never was; the next turn prefills it with the observation)."""
+        if not _plain_layers(cache):
+            return  # sliding-window or offloaded layers: not a prefix-reusable state
+        start = plan.width + plan.suffix_width
+        for b, (prompt, row) in enumerate(zip(prompts, rows)):
+            u = plan.of_row[b]
+            entry, n, key = plan.hits[u]
+            fed = max(0, len(row.ids) - 1)
+            if not prompt:
+                continue
+            index = torch.cat([torch.arange(plan.width - n, plan.width),
+                               torch.arange(start - plan.suffix[u], start),
+                               torch.arange(start, start + fed)]).to(self.device)
+            keys = [layer.keys[b].index_select(1, index) for layer in cache.layers]
+            values = [layer.values[b].index_select(1, index) for layer in cache.layers]
+            full = entry is not None and n == len(entry.ids)
+            self.kv.store(KVEntry(prompt + row.ids[:fed], keys, values),
+                          supersedes=key if full else None)
+
+    def release(self, ids: Sequence[int]) -> None:
+        """An episode ended: free its cached states (the engine calls this)."""
+        if self.kv is not None:
+            self.kv.release(list(ids))
+
+    def clear_cache(self) -> None:
+        """Drop every cached state (called on weight updates; safe at any time)."""
+        if self.kv is not None:
+            self.kv.clear()
+
+    def _weights_key(self) -> tuple[int, int]:
+        """Changes whenever a parameter is written in place or replaced."""
+        params = list(self.model.parameters())
+        return sum(p._version for p in params), sum(p.data_ptr() for p in params)
 
     def _left_pad(self, seqs: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
         width = max(1, max(len(s) for s in seqs))
@@ -234,6 +343,7 @@ class HFPolicy:
         name only (a gathered FSDP state dict), so only untied missing names are an error."""
         from envgym.agents.checkpoint import tied_aliases
 
+        self.clear_cache()
         missing, unexpected = self.model.load_state_dict(state_dict, strict=False)
         missing = set(missing) - set(tied_aliases(self.model))
         if missing or unexpected:
@@ -242,6 +352,25 @@ class HFPolicy:
 
     def close(self) -> None:
         """Nothing to release; present for symmetry with the HTTP and vLLM backends."""
+
+
+@dataclass
+class _Plan:
+    """A prefilled batch: last logits, mask and cache, and how rows map to cached entries."""
+
+    logits: torch.Tensor
+    mask: torch.Tensor
+    cache: Any
+    of_row: list[int] = field(default_factory=list)
+    hits: list[tuple[KVEntry | None, int, int | None]] = field(default_factory=list)
+    width: int = 0
+    suffix_width: int = 0
+    suffix: list[int] = field(default_factory=list)
+
+
+def _plain_layers(cache: Any) -> bool:
+    layers = getattr(cache, "layers", None)
+    return bool(layers) and all(type(x).__name__ == "DynamicLayer" for x in layers)
 
 
 class _Row:
