@@ -184,10 +184,13 @@ def _episode(i: int, t: Trajectory, record: dict[str, Any] | None, tokenizer: An
     advs = (record or {}).get("advantages") or []
     trained = (record or {}).get("trained") or []
     turns = []
+    keyed = any(x.state_key for x in t.turns)
     for j, turn in enumerate(t.turns):
         adv = advs[j] if j < len(advs) else None
+        # GiGPO's anchor: the state the action was taken from (`state_key` is the one after)
+        anchor = ("__start__" if j == 0 else t.turns[j - 1].state_key) if keyed else None
         turns.append({
-            "role": turn.role, "state_key": turn.state_key,
+            "role": turn.role, "state_key": turn.state_key, "anchor": anchor,
             "obs": [{"role": m.get("role"), "content": str(m.get("content", ""))}
                     for m in turn.observation],
             "obs_tokens": len(turn.obs_token_ids),

@@ -160,12 +160,13 @@ function spanText(text, spans) {
 }
 
 function sameState(e, j) {
-  // GiGPO's step groups: the other turns of this group that reached the same state.
-  const key = e.turns[j].state_key, out = [];
+  // GiGPO's step groups: the other turns of this group taken from the same anchor state
+  // (the state before the action; turn 0 of every member starts from the task's own).
+  const key = e.turns[j].anchor, out = [];
   if (!key) return out;
   const g = DATA.groups.find(g => g.key === e.group);
   for (const i of (g ? g.members : [])) EPS[i].turns.forEach((t, jj) => {
-    if (t.state_key === key && !(i === e.i && jj === j)) out.push([i, jj]);
+    if (t.anchor === key && !(i === e.i && jj === j)) out.push([i, jj]);
   });
   return out;
 }
@@ -177,9 +178,11 @@ function renderTurn(e, turn, j) {
     turn.trained ? null : el("span", {class: "badge", text: "not trained"}),
     turn.parse_error ? el("span", {class: "badge bad", title: turn.parse_error, text: "parse error"}) : null);
   const div = el("div", {class: "turn", id: `turn-${e.i}-${j}`}, head);
-  if (turn.state_key) {
+  if (turn.anchor) {
     const peers = sameState(e, j);
-    const ss = el("div", {class: "samestate"}, "state ", el("code", {text: turn.state_key.slice(0, 16)}),
+    const from = turn.anchor === "__start__" ? el("code", {text: "initial"})
+      : el("code", {text: turn.anchor.slice(0, 16)});
+    const ss = el("div", {class: "samestate"}, "from state ", from,
       peers.length ? ` · same state in ${peers.length} other turn(s): ` : " · unique in its group");
     for (const [i, jj] of peers.slice(0, 20)) ss.append(el("a", {href: `#ep=${i}&turn=${jj}`, text: `#${i}/t${jj}`}));
     div.append(ss);

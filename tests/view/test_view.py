@@ -338,3 +338,35 @@ def test_debate_agents_and_slate_siblings_render_side_by_side(tmp_path, model):
     want = [float(a) for adv in batch.advantages[first] for a in adv]
     got = [float(t[2]) for t in _tokens(dom)[:len(want)]]
     assert got == pytest.approx(want, abs=1e-9)
+
+
+@needs_browser
+def test_state_links_use_the_anchor_state_the_action_was_taken_from(tmp_path):
+    """GiGPO groups turn t by turns[t-1].state_key. Episode 0's action at turn 0 changed
+    nothing (both its turns end in state s1), so linking by `state_key` would pair its own two
+    turns; by anchor, turn 0 pairs with episode 1's turn 0 (both start from the task's
+    initial state) and turn 1 (taken from s1) is unique in the group."""
+    from envgym.trajectory import Trajectory, Turn, write_trajectories
+
+    def episode(keys):
+        turns = [Turn(observation=[{"role": "user", "content": f"obs {k}"}], action=f"act {k}",
+                      reward=0.0, state_key=k) for k in keys]
+        return Trajectory(env_id="envgym/TimeSeries-v0", task_id="t0", seed=0, policy="x",
+                          turns=turns, final_observation=[], terminated=True)
+
+    path = tmp_path / "two.jsonl"
+    write_trajectories(path, [episode(["s1", "s1"]), episode(["s2", "s3"])])
+    page = tmp_path / "two.html"
+    assert _cli("view", str(path), "--out", str(page)).returncode == 0
+    dom = _episode_part(_dom(page, "ep=0", tmp_path))
+
+    def links(turn: int) -> tuple[list[str], str]:
+        part = dom[dom.index(f'id="turn-0-{turn}"'):]
+        part = part[part.index('class="samestate"'):]
+        box = part[:part.index("</div>")]
+        return re.findall(r'href="#ep=(\d+&amp;turn=\d+)"', box), box
+
+    first, _ = links(0)
+    second, box = links(1)
+    assert first == ["1&amp;turn=0"]
+    assert second == [] and "unique in its group" in box and "s1" in box
