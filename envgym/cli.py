@@ -112,6 +112,9 @@ def eval(  # noqa: A001  (the command is called eval)
         help="exit 1 when a larger share of episodes failed (errors are not scored)")] = 0.1,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     workers: Workers = 0,
+    run_dir: Annotated[Optional[Path], typer.Option(
+        "--run", help="a training run's output_dir: evaluate with its run-level state (e.g. "
+                      "Debate-v0's IRT, so `dynamic` picks modes as in training)")] = None,
 ) -> None:
     """Evaluate a policy: mean reward, success, turns, pass@k and environment metrics.
 
@@ -123,9 +126,14 @@ def eval(  # noqa: A001  (the command is called eval)
         raise typer.BadParameter(f"--samples {samples} is fewer than -k {k}: pass@k needs at "
                                  "least k attempts per task", param_hint="--samples")
     spec = _checked_run_args(env, policy, out_file)
+    run = None
+    if run_dir is not None:
+        from envgym.agents.run_state import load_run_state
+
+        run = load_run_state(run_dir)
     result = evaluate(env, spec, episodes=episodes, k=k, samples=samples, seed=seed,
                       env_kwargs=parse_env_args(env_arg), out=str(out_file) if out_file else None,
-                      progress=True, workers=workers)
+                      progress=True, workers=workers, run=run)
     if as_json:
         print(json.dumps(result))
     else:

@@ -104,22 +104,24 @@ def _reason(error: str) -> str:
 
 def evaluate(env_id: str, policy: str, *, episodes: int, k: int = 1, samples: int | None = None,
              seed: int = 0, env_kwargs: dict[str, Any] | None = None, out: str | None = None,
-             progress: bool = False, workers: int = 0) -> dict[str, Any]:
+             progress: bool = False, workers: int = 0, run: Any = None) -> dict[str, Any]:
     """Run and aggregate; `samples` attempts per task (default k)."""
     trajectories = run_episodes(env_id, policy, episodes=episodes, group_size=samples or k,
                                 seed=seed, env_kwargs=env_kwargs, out=out, progress=progress,
-                                workers=workers)
+                                workers=workers, run=run)
     return aggregate(env_id, policy, trajectories, k)
 
 
 def run_episodes(env_id: str, policy: Any, *, episodes: int, group_size: int = 1, seed: int = 0,
                  env_kwargs: dict[str, Any] | None = None, out: str | None = None,
-                 progress: bool = False, workers: int = 0) -> list[Trajectory]:
+                 progress: bool = False, workers: int = 0, run: Any = None) -> list[Trajectory]:
     """Episodes of `policy` on `env_id` through the rollout engine; trajectories stream to `out`.
 
     `policy` is a spec string (`hf:`, `openai:`, `vllm:`, `scripted:`), a loaded policy, or
     for a multi-agent environment a dict `{agent: spec}` (`"*"` for every other agent).
     `workers >= 1` runs the environments in that many Ray actors (`envgym[ray]`).
+    `run` (a `RunState`, e.g. a training run's, see `agents/run_state.py`) binds every
+    environment to it, read-only, so run-level state (Debate-v0's IRT) is the run's.
     """
     from envgym.rollout import collect, collect_multi
 
@@ -131,6 +133,12 @@ def run_episodes(env_id: str, policy: Any, *, episodes: int, group_size: int = 1
     if multi and not isinstance(policy, dict):
         policy = {"*": policy}
     target: Any = env_id
+    if run is not None:
+        if workers:
+            raise ValueError("a run's state cannot be shared with Ray workers; use workers=0")
+        from envgym.runstate import env_factory
+
+        target = env_factory(env_id, env_kwargs or {}, run)
     if workers:
         from envgym.integrations.ray import pooled
 
