@@ -43,13 +43,15 @@ def assert_same(a, b):
 def test_ids_and_logprobs_equal_a_full_recompute(pair, env_id, kwargs):
     import envgym
     on, off = pair
+    from envgym.tree import _takes
     multi = envgym.spec(env_id).multi_agent
     run = collect_multi if multi else collect
+    kwargs = {**kwargs, "max_turns": 3} if _takes(env_id, "max_turns") else kwargs
     runs = []
     for policy in (on, off):
         policy.prefill_tokens = 0
         runs.append(run(env_id, {"*": policy} if multi else policy, episodes=2, group_size=2,
-                        seed=1, max_turns=3, env_kwargs=kwargs,
+                        seed=1, env_kwargs=kwargs,
                         sampling=SamplingParams(max_tokens=16, seed=5)))
     assert_same(*runs)
     assert max(len(t.turns) for t in runs[0]) >= 2  # several turns, so something was reused
