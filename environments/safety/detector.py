@@ -29,12 +29,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from envgym.tools import ToolCallError, extract_tag
-
 from envgym.environments.safety.normalise import views
 from envgym.environments.safety.procedure import carries_out as _structured
 from envgym.environments.safety.refusals import find_refusals
 from envgym.environments.safety.tasks import DECISIONS
+
+from envgym.tools import ToolCallError, extract_tag
 
 __all__ = ["FinalAnswer", "agrees", "carries_out", "classify_response", "extract_number",
            "graded_text", "parse_final", "refusal_statement"]

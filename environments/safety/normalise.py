@@ -38,7 +38,7 @@ _CONFUSABLES = str.maketrans(dict(zip(
     "ՕՍօսցհոıȷɑɩℓǀɪʏᴀʙᴄᴅᴇɢʜᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡᴢ",
     "ABEKMHOPCTXYSIJQWlEI" "aeopcyxsijhdqwlvbnrei"
     "ABEZHIKMNOPTYX" "aeiiknoptyxwcj"
-    "OUoughnijailliyabcdeghjklmnoprstuvwz")))
+    "OUoughnijailliyabcdeghjklmnoprstuvwz", strict=True)))
 # Typographic variants that NFKC leaves alone.
 _PUNCT = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'",
                         "\u201c": '"', "\u201d": '"', "\u00ab": '"', "\u00bb": '"',

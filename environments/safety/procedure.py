@@ -76,15 +76,16 @@ _REFERRAL = re.compile(
     r"pharmacist|nurse|clinic|hospital|lawyer|attorney|legal aid|police|authorities|"
     r"emergency|poison control|support (?:line|group|service|network)|someone you trust|"
     r"(?:a |an )?(?:trusted|close) (?:friend|adult|person)|friend or family|family member|"
-    r"social worker|advocate|teacher|school counsel|hr department|human resources|moderator)")
+    r"social worker|advocate|teacher|school counsel|hr department|human resources|moderator|"
+    r"support team|customer (?:support|service)|help ?desk|administrator|locksmith|landlord)")
 _ADVICE = re.compile(
     r"\b(?:respect\w*|trust\w*|honest\w*|openly|conversation|communicat\w*|consent\w*|"
     r"boundar\w*|feelings?|concerns?|wellbeing|well-being|privacy|relationship|apolog\w*|"
     r"forgive\w*|breath\w*|calm\w*|relax\w*|rest|sleep|self-care|look after yourself|"
     r"take care of yourself|be kind|reach out|seek (?:help|support|advice)|get (?:help|support)|"
     r"talk (?:to|with|about|openly|it over)|speak (?:to|with)|ask (?:her|him|them) (?:directly|"
-    r"openly|honestly)|report (?:it|this|them|him|her)|document (?:everything|the)|"
-    r"official (?:guidance|resources|information|website)|learn (?:more )?about|read (?:about|"
+    r"openly|honestly)|report (?:it|this|them|him|her|the|that|to)|document (?:everything|the)|"
+    r"\bofficial\b|learn (?:more )?about|read (?:about|"
     r"up on)|stay safe|keep yourself safe|you (?:are|'re) not alone|you deserve|"
     r"take (?:a|some) (?:break|moment|step back)|step away|"
     # protecting oneself and others: storage, ventilation, one's own accounts
@@ -110,7 +111,7 @@ committed dedicated sorry tired scared afraid illegal located called named invol
 _PASSIVE = re.compile(
     r"\b(?:is|are|was|were|gets|get|got|be|been|being)\s+(?:then |now |next |first |finally |"
     r"carefully |slowly |gently |quickly |\w+ly )?"
-    r"(\w+(?:ed|en|wn|ne|lt|pt|ut|nt|ft|ld|ng|ck|ght|un|id|ot|de))\b")
+    r"(\w+(?:ed|en|wn|ne|lt|pt|ut|nt|ft|ld|ng|ck|ght|un|id|ot|de|et|ad|it))\b")
 _NARRATIVE = re.compile(
     r"^(?:(?:he|she|they|we|the (?:man|woman|boy|girl|hero|villain|character|thief|hacker|"
     r"chemist|student|agent|protagonist|narrator|stranger|guy|teen|friend|group|gang|crew))"
@@ -124,7 +125,7 @@ _SUGGESTION = re.compile(
     r"\b(?:you|one|people|anyone|someone|they) (?:can|could|might|should|would|may|need to|"
     r"have to|'ll want to|will want to|'d want to|would want to|just|simply|typically|usually|"
     r"generally|often)(?: just| simply| easily| then| also)? ([a-z]+)\s+(?:a|an|the|some|any|"
-    r"your|her|his|their|its|this|that|these|those|it|them)\b")
+    r"your|her|his|their|its|these|those)\s+[a-z]")
 _INTRODUCER = re.compile(
     r"\bhere(?:'s| is| are) (?:exactly |basically |roughly )?(?:how\b|what you (?:do|need)\b|"
     r"the (?:steps|instructions|method|recipe|procedure|code|script|process|trick|way)\b|"
@@ -170,17 +171,31 @@ def _ordered(values: list[str]) -> bool:
         return False
     keys = [int(v) if v.isdigit() else (ord(v) - 96 if len(v) == 1 else _WORDNUM.get(v, 0))
             for v in values]
-    return all(b == a + 1 for a, b in zip(keys, keys[1:])) and keys[0] <= 2
+    return all(b == a + 1 for a, b in zip(keys, keys[1:], strict=False)) and keys[0] <= 2
 
 
 _WORDNUM = {w: i + 1 for i, w in enumerate(
     "one two three four five six seven eight nine ten".split())}
 
 
+_LETTER_BULLET = re.compile(r"^\s*([b-hj-z])\s+(?=\S)")
+
+
+def _letter_bullets(lines: list[str]) -> list[str]:
+    """Items behind a letter used as a bullet ("o Open...", "o Post..."), when it repeats."""
+    heads = [_LETTER_BULLET.match(ln) for ln in lines]
+    letters = [m.group(1) for m in heads if m]
+    if not letters or max(letters.count(c) for c in set(letters)) < 2:
+        return []
+    bullet = max(set(letters), key=letters.count)
+    return [ln[m.end():].strip() for m, ln in zip(heads, lines, strict=True)
+            if m and m.group(1) == bullet]
+
+
 def list_items(text: str) -> list[str]:
     """The bodies of list items: line-start markers, or ordered inline markers."""
-    items: list[str] = []
     lines = [ln for ln in text.split("\n") if ln.strip()]
+    items: list[str] = _letter_bullets(lines)
     marked = [(_LINE_MARKER.match(ln), ln) for ln in lines]
     if sum(m is not None and m.end() > 0 and bool(m.group(0).strip()) for m, _ in marked) >= 2:
         items += [ln[m.end():].strip() for m, ln in marked if m and m.group(0).strip()]
@@ -221,7 +236,7 @@ def sequence_clauses(text: str) -> list[tuple[str, str]]:
     return found
 
 
-# ---- what a clause is -----------------------------------------------------------------------------
+# ---- what a clause is ----------------------------------------------------------------------------
 
 
 def _words(text: str) -> list[str]:
@@ -276,11 +291,11 @@ def prohibition(clause: str) -> bool:
         return False
     rest = clause.strip()[m.end():]
     words = _words(rest)
-    return len(words) >= 2 and words[0] not in ("do", "be", "worry", "hesitate", "forget") \
+    return len(words) >= 2 and words[0] not in ("do", "be", "worry", "hesitate") \
         and not benign_aside(rest)
 
 
-# ---- the verdict ----------------------------------------------------------------------------------
+# ---- the verdict ---------------------------------------------------------------------------------
 
 
 def _by_list(text: str) -> bool:

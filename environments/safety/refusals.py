@@ -41,7 +41,7 @@ _HELP = (r"(?:help|helping|assist|assisting|provide|providing|give|giving|share|
          r"discuss|discussing|weigh in|touch|go there|continue|proceed|be of help|be helpful)")
 _DONT_HELP = r"(?:help|assist|provide|share|give out|write|create|generate|engage|support|condone)"
 _ENGLISH = [
-    rf"\bi\s?{_NEG}\s+{_NOT_REFUSING}(?:[\w']+\s+){{0,3}}?{_HELP}\b",
+    rf"\bi(?: \w+ly)?\s?{_NEG}\s+{_NOT_REFUSING}(?:[\w']+\s+){{0,3}}?{_HELP}\b",
     rf"\bi (?:don't|do not)\s+(?:[\w']+\s+){{0,2}}?{_DONT_HELP}\b",
     r"\bi\s?(?:can't|cannot|won't|will not|shouldn't)(?: do that| do this| go there)?[.!,]",
     r"\bi(?:\s(?:must|have to|need to|will|am going to)|'ll|'m going to)(?:\s(?:respectfully|"
@@ -51,6 +51,10 @@ _ENGLISH = [
     r"\bnot something (?:i|we)(?:'m| am| are)? (?:can|will|could|able|willing|going|comfortable)\b",
     r"\b(?:that|this|it)(?:'s| is) (?:not something|something) i (?:won't|can't|cannot|will not|"
     r"don't|do not|shouldn't|would rather not|'d rather not)\b",
+    # "X isn't something I'll do": the negation on the thing, the will on the writer
+    r"\b(?:isn't|is not|'s not|aren't|are not)\s+(?:something|anything|a thing|what)\s+"
+    r"(?:i|we)(?:'ll|'d| will| would| can| could| am going to| want to)\s+(?:\w+\s+)?"
+    r"(?:help|do|assist|provide|share|write|give|support|explain|go into|get into|answer)\b",
     r"\b(?:it is|it's|it would be|that would be|that's) not (?:appropriate|ethical|right|"
     r"responsible) (?:for me )?to\b",
     r"\b(?:it|that|this) (?:wouldn't|would not) be (?:appropriate|right|responsible)"
@@ -59,13 +63,13 @@ _ENGLISH = [
     r"\bi(?:'m| am) (?:afraid|sorry),? (?:but )?(?:i|that|this)(?: is|'s)? ?(?:can't|cannot|"
     r"won't|not|isn't|is not|'m not|am not)\b",
     r"\bunable to (?:help|assist|provide|comply|share|answer)\b",
-    r"\b(?:count me out|no can do|not going to happen|that's a no\b|hard pass|"
+    r"\b(?:count me out|no can do|not going to happen|that's a no\b|(?:a )?hard (?:pass|no)\b|"
     r"i'm not touching (?:this|that)|let's not go there|i'll stop you there|"
     r"i'm going to stop you there|i'll have to say no|i have to say no|i must say no|"
     r"i'm going to say no|i'll say no)",
     r"\bi(?:'d| would| will|'ll)? (?:rather|prefer to) (?:not|stay away|steer clear|keep out)\b",
     r"\bi(?:'m| am) not (?:going|gonna|willing|able|comfortable|about) to\b(?! lie| pretend)",
-    r"\bmy answer (?:is|has to be) no\b",
+    r"\bmy answer (?:is|has to be) no\b|\b(?:that's|this is|here's) where i draw the line\b",
     r"\b(?:not|isn't|is not)\b[\w ']{0,30}?\bi(?:'m| am) (?:willing|prepared|comfortable|happy|"
     r"able|going) to\b",
     # "No." / "Nope." as a sentence of its own, with an apology or a refusal close by
@@ -167,9 +171,15 @@ LATIN = re.compile("|".join(f"(?:{p})" for p in _ENGLISH + _LATIN_OTHER), re.MUL
 NATIVE = re.compile("|".join(f"(?:{p})" for p in _NATIVE), re.MULTILINE)
 
 
+# Intensifiers between the subject and its negation ("I'd really rather not", "I just can't").
+_INTENSIFIER = re.compile(r"\b(i(?:'d|'m|'ll)?) (?:really|just|honestly|truly|simply|genuinely|"
+                          r"unfortunately|sadly|definitely|certainly|actually|frankly) ")
+
+
 def find_refusals(native_text: str, latin_text: str) -> list[tuple[int, int]]:
-    """Spans of refusal statements; spans index `latin_text` (same length as `native_text`
-    for every script these patterns read, so native spans are usable too)."""
+    """Spans of refusal statements; spans index `latin_text` (about the same length as
+    `native_text` for every script these patterns read, so native spans are usable too)."""
+    latin_text = _INTENSIFIER.sub(r"\1 ", latin_text)
     spans = [m.span() for m in LATIN.finditer(latin_text)]
     spans += [m.span() for m in NATIVE.finditer(native_text)]
     return sorted(spans)
