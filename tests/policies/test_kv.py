@@ -128,3 +128,17 @@ def test_artist_forks_equal_a_full_recompute(pair):
                                  sampling=SamplingParams(max_tokens=16, seed=6))
             for p in (on, off)]
     assert_same(*runs)
+
+
+def test_the_config_flag_turns_it_off(tmp_path, tiny_dir, pair):
+    from envgym.agents.config import load_config
+    from envgym.agents.trainer import make_rollout_policy
+    on, _ = pair
+    for flag in (True, False):
+        cfg = load_config({"output_dir": str(tmp_path), "model": {"policy": str(tiny_dir)},
+                           "envs": [{"id": "envgym/TimeSeries-v0"}],
+                           "rollout": {"kv_reuse": flag, "kv_cache_mb": 8}})
+        policy = make_rollout_policy(cfg, on.model, on.tokenizer, str(tiny_dir))
+        assert (policy.kv is not None) is flag
+        if flag:
+            assert policy.kv.max_bytes == 8 * 2**20
