@@ -44,7 +44,7 @@ from envgym.agents.structure import (drop_fixed_agents, env_kwargs, role_token_m
 from envgym.agents.update import _global_sum, ppo_update
 from envgym.errors import EnvGymError
 from envgym.runstate import RunState, env_factory
-from envgym.tree import tree_metrics
+from envgym.tree import failed_units, final_paths, rollout_units, tree_metrics
 from envgym.trajectory import Trajectory, write_trajectories
 
 __all__ = ["RolloutFailed", "TaskSampler", "evaluate", "rollout", "train"]
@@ -80,10 +80,12 @@ class TaskSampler:
 
 def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_size: int,
             cfg: TrainConfig, temperature: float, sampling_seed: int,
-            tree: bool = False, run: RunState | None = None) -> list[Trajectory]:
+            tree: bool = False, run: RunState | None = None,
+            branch_k: int | None = None) -> list[Trajectory]:
     """G rollouts of each of `n_tasks` consecutive task seeds, through the rollout engine;
     with `tree` and `rollout.branch_k`, SLATE's Algorithm 1 instead (`envgym.tree`: G trees
-    per task, k siblings per step). Evaluation always uses plain rollouts. Multi-agent and
+    per task, k siblings per step; `branch_k` overrides k: evaluation passes 1, one path
+    with the same forced answer as training). Multi-agent and
     ARTIST runs get their structure from `structure.structured_rollout`; every environment
     is bound to the run's state (`envgym.runstate`)."""
     from envgym.policy import SamplingParams
@@ -99,7 +101,7 @@ def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_si
     if tree and cfg.rollout.branch_k:
         from envgym.tree import slate_trees
         return slate_trees(env.id, policy, first_seed=first_seed, n_tasks=n_tasks,
-                           trees=group_size, k=cfg.rollout.branch_k,
+                           trees=group_size, k=branch_k or cfg.rollout.branch_k,
                            budget=cfg.rollout.slate_budget, eta=cfg.rollout.slate_eta,
                            env_kwargs=kwargs, sampling=sampling, seed=sampling_seed)
     target = env_factory(env.id, kwargs, run)
@@ -124,7 +126,9 @@ def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = No
         n = min(cfg.rollout.eval_episodes, hi - lo)
         held_out = env.model_copy(update={"kwargs": {**env.kwargs, **env.eval_kwargs}})
         trajs = rollout(policy, held_out, lo, n, 1, cfg, cfg.rollout.eval_temperature,
-                        sampling_seed=cfg.seed + 7919 * (k + 1), run=run)
+                        sampling_seed=cfg.seed + 7919 * (k + 1), run=run, tree=True,
+                        branch_k=1)  # SLATE: one path, the answer forced as in training
+        trajs = final_paths(trajs)  # a tree's steps are one episode: its final path
         done, failed = split_failed(trajs)  # a failed episode is not a zero reward
         name = env.id.split("/")[-1]
         result[f"eval/{name}/failed"] = float(len(failed))
@@ -138,6 +142,9 @@ def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = No
         result[f"eval/{name}/reward"] = ci["mean"]
         result[f"eval/{name}/reward_lo"], result[f"eval/{name}/reward_hi"] = ci["lo"], ci["hi"]
         result[f"eval/{name}/success"] = float(np.mean([t.success for t in done]))
+        if any("judge_return" in t.outcome for t in done):  # Search-v0: EM beside the judge
+            result[f"eval/{name}/judge_return"] = float(np.mean(
+                [t.outcome.get("judge_return", 0.0) for t in done]))
         if out_dir is not None:
             write_trajectories(out_dir / f"eval_{name}_step{step}.jsonl", trajs)
     result["eval/reward"] = float(np.mean(all_rewards))
@@ -260,7 +267,9 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
             t_roll = time.perf_counter() - t0
             # failed episodes carry no reward signal: out of their groups before credit
             trajs, failed = split_failed(trajs)
-            check_failures(step, failed, len(trajs) + len(failed), cfg.rollout.max_failed_fraction)
+            # a SLATE tree fails as a whole and counts once, like one episode
+            check_failures(step, failed_units(failed), rollout_units(trajs + failed),
+                           cfg.rollout.max_failed_fraction)
             update_run_state(run, trajs)  # IRT abilities, reward histories learn from the step
             # 3. batch-level rewards (judge scores come from the environments' own steps)
             ig_stats = attach_ig(trajs, policy, seed=cfg.seed + step) if "ig" in cfg.credit else {}
@@ -293,7 +302,7 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
             metrics = {**rollout_metrics(trainable(trajs)), **agent_metrics(trajs),
                        **tree_metrics(trajs), **ig_stats, **credit.stats,
                        **stats,
-                       "rollout/failed": float(len(failed)),
+                       "rollout/failed": float(len(failed_units(failed))),
                        "lr": scheduler.get_last_lr()[0], "time/step_s": elapsed,
                        "time/rollout_s": t_roll, "throughput/tokens_per_s": n_tokens / elapsed}
             # 8. evaluate and checkpoint on schedule

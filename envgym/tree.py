@@ -41,7 +41,9 @@ from envgym.spaces import Message
 from envgym.stops import cut_at_stop, with_stops
 from envgym.trajectory import Trajectory, Turn
 
-__all__ = ["select", "slate_trees", "step_advantages", "tree_metrics"]
+__all__ = ["failed_units", "final_paths", "rollout_units", "select", "slate_trees", "step_advantages",
+           "tree_metrics"]
+
 
 def step_advantages(rewards: Sequence[float], eps: float = 1e-6) -> np.ndarray:
     """Eq. 5: (r_j - mean r) / (std r + eps) over the k siblings, std unbiased (torch.std)."""
@@ -124,7 +126,7 @@ def slate_trees(env_id: str, policy: Any, *, first_seed: int, n_tasks: int, tree
             if t == budget:  # B steps done: the answer is forced
                 for p in live:
                     _force_answer(p, policy, forced)
-            step_sampling = with_stops(sampling, getattr(live[0].env, "stop_sequences", ())) \
+            step_sampling = with_stops(sampling, _stops(live[0].env, forced=t == budget)) \
                 .with_seed((sampling.seed or seed) * 100_003 + calls)
             calls += 1
             out += _expand(live, policy, step_sampling, k, t, eta, rng, pool, env_id,
@@ -133,7 +135,40 @@ def slate_trees(env_id: str, policy: Any, *, first_seed: int, n_tasks: int, tree
         if p.error is not None:
             out.append(_failed(p, env_id, policy))
         p.env.close()
+    return _fail_whole_trees(out, {p.tree: p.error for p in paths if p.error is not None})
+
+
+def _fail_whole_trees(out: list[Trajectory], errors: dict[str, str]) -> list[Trajectory]:
+    """A tree that failed at any step fails as a whole: the siblings of its earlier steps
+    carry the tree's error too, so they leave the batch with it and count as one failure
+    (`rollout_units`), instead of training a truncated tree whose failures look rare."""
+    for traj in out:
+        err = errors.get(traj.meta.get("tree", ""))
+        if err is not None and traj.error is None:
+            traj.error = f"its tree failed: {err}"
     return out
+
+
+def _unit(traj: Trajectory) -> str:
+    tree = traj.meta.get("tree")
+    return f"tree:{tree}" if tree else f"traj:{id(traj)}"
+
+
+def rollout_units(trajs: Sequence[Trajectory]) -> int:
+    """How many rollouts `trajs` are: a SLATE tree (all its siblings) is one, any other
+    trajectory one each. `rollout.max_failed_fraction` compares failed units with these."""
+    return len({_unit(t) for t in trajs})
+
+
+def failed_units(failed: Sequence[Trajectory]) -> list[Trajectory]:
+    """One failed trajectory per failed unit (the tree's own failure record when it has one),
+    so reasons are counted per tree, not per sibling."""
+    first: dict[str, Trajectory] = {}
+    for t in failed:
+        unit = _unit(t)
+        if unit not in first or "sibling" not in t.meta:  # the tree's record wins
+            first[unit] = t
+    return list(first.values())
 
 
 def _takes(env_id: str, name: str) -> bool:
@@ -158,9 +193,20 @@ def _start(path: _Path, policy: Any) -> None:
     path.messages, path.ids = list(obs), list(path.obs_ids)
 
 
+def _stops(env: Any, forced: bool) -> tuple[str, ...]:
+    """A forced step stops only where an answer ends (`forced_stop_sequences`, default the
+    env's stops): `</search>` must not cut a forced answer short."""
+    if forced and hasattr(env, "forced_stop_sequences"):
+        return tuple(env.forced_stop_sequences)
+    return tuple(getattr(env, "stop_sequences", ()))
+
+
 def _force_answer(path: _Path, policy: Any, text: str) -> None:
     """Splice the env's answer opener ("\\n<answer>") into the pending observation: not
-    sampled, so loss mask 0."""
+    sampled, so loss mask 0. An env with `force_answer()` parses the next step as an answer
+    only, so no backend's output can turn it into a search."""
+    if hasattr(path.env, "force_answer"):
+        path.env.force_answer()
     forced = policy.chat.encode(text)
     path.obs = [*path.obs, {"role": "continuation", "content": text}]
     path.obs_ids = path.obs_ids + forced
@@ -259,8 +305,39 @@ def _failed(path: _Path, env_id: str, policy: Any) -> Trajectory:
     return traj
 
 
+def final_paths(trajs: Sequence[Trajectory]) -> list[Trajectory]:
+    """One trajectory per episode: each tree's final path (or its failure record), and every
+    trajectory that is not a tree sibling. Evaluation scores these, never the siblings."""
+    kept = [t for t in trajs if "sibling" not in t.meta or t.meta.get("final")]
+    done = {t.meta.get("tree") for t in kept if t.error is None and "tree" in t.meta}
+    return [t for t in kept if t.error is None or t.meta.get("tree") not in done]
+
+
+def _step_metrics(kids: Sequence[Trajectory]) -> dict[str, float]:
+    """Names that say what they are, for a batch of siblings: `return` (and `reward`, the
+    same number, for the progress bar) is the mean return of the trees' final paths,
+    `step_reward` the mean reward of the candidate turns; `reward/NAME` the final paths'
+    component totals and `step_reward/NAME` the candidates' components. A sibling's
+    `total_reward` (its prefix plus its own turn) is neither, so nothing averages it."""
+    finals = [t for t in kids if t.meta.get("final")]
+    steps = [t.turns[-1] for t in kids if t.turns]
+    keys = {k for t in kids for turn in t.turns for k in turn.reward_components}
+    out = {"return": float(np.mean([t.total_reward for t in finals])) if finals else 0.0,
+           "step_reward": float(np.mean([s.reward for s in steps])) if steps else 0.0}
+    out["reward"] = out["return"]
+    for k in sorted(keys):
+        out[f"reward/{k}"] = float(np.mean([sum(x.reward_components.get(k, 0.0)
+                                                for x in t.turns) for t in finals])) \
+            if finals else 0.0
+        out[f"step_reward/{k}"] = float(np.mean([s.reward_components.get(k, 0.0)
+                                                 for s in steps])) if steps else 0.0
+    return out
+
+
 def tree_metrics(trajs: Sequence[Trajectory]) -> dict[str, float]:
-    """`slate/*` metrics of a batch of tree siblings ({} when there are none): trees, siblings,
+    """`return`, `step_reward` (see `_step_metrics`; they replace the trainer's per-trajectory
+    means, which mix prefixes) and `slate/*` metrics of a batch of tree siblings ({} when
+    there are none): trees, siblings,
     the mean |A| of search-step and answer-step siblings (Eq. 5, before any credit chain),
     forced answers, and the EM of each tree's final path."""
     kids = [t for t in trajs if "tree" in t.meta and "sibling" in t.meta]
@@ -270,7 +347,7 @@ def tree_metrics(trajs: Sequence[Trajectory]) -> dict[str, float]:
               if t.turns and any(s.kind == "query" for s in t.turns[-1].spans)]
     answer = [abs(t.meta["step_advantage"]) for t in kids if t.terminated]
     finals = [t for t in kids if t.meta.get("final")]
-    return {"slate/trees": float(len({t.meta["tree"] for t in kids})),
+    return {**_step_metrics(kids), "slate/trees": float(len({t.meta["tree"] for t in kids})),
             "slate/siblings": float(len(kids)),
             "slate/search_siblings": float(len(search)),
             "slate/search_adv_abs_mean": float(np.mean(search)) if search else 0.0,

@@ -7,6 +7,9 @@ The policy writes `<think>…</think>` then either `<search>query</search>`, ans
 or the format-aware EM variant); with a `judge` (`"rule"`, an OpenAI-compatible
 `"http://HOST:PORT/v1#MODEL"`, or a `Judge`), every step pays SLATE's process reward instead:
 Eq. 3 on search steps, Eq. 4 alone on the answer step (`judge_em=True` adds the EM on top).
+`judge_reward=False` keeps the judge as a measurement only: the reward is the outcome score
+(SLATE validates on EM) and the judge's scores go to `info["judge"]` and the outcome's
+`judge_return`, so a held-out EM can be logged beside the judge reward.
 Each search step marks its query characters with a `query` span. Actions end at
 `stop_sequences` (`</search>`, `</answer>`), so the model never writes its own documents.
 """
@@ -89,13 +92,15 @@ class SearchEnv(TextEnv):
     shared_resources = ("retriever", "tasks", "judge", "formatter")
     stop_sequences = ("</search>", "</answer>")  # Search-R1 cuts each action there
     forced_answer = "\n<answer>"  # what SLATE's tree rollouts splice in after B steps
+    forced_stop_sequences = ("</answer>",)  # a forced step can only answer: no search stop
 
     def __init__(self, *, dataset: str | None = None, dataset_format: str | None = None,
                  corpus: str | None = None, retriever: str | Retriever = "bm25", topk: int = 3,
                  max_turns: int = 4, protocol: str = "search_r1", reward: str = "em",
                  formatter: str | Callable[[Sequence[Hit]], str] = "search_r1",
                  judge: Judge | str | None = None, judge_model: str | None = None,
-                 judge_timeout: float = 60.0, judge_em: bool = False, slate_lambda: float = 0.1,
+                 judge_timeout: float = 60.0, judge_em: bool = False, judge_reward: bool = True,
+                 slate_lambda: float = 0.1,
                  slate_budget: int | None = None,
                  split: str = "train", world_seed: int = 0, max_invalid_actions: int = 3,
                  render_mode: str | None = None):
@@ -121,7 +126,7 @@ class SearchEnv(TextEnv):
         self.topk, self.protocol, self.reward_kind = topk, protocol, reward
         self.formatter = get_formatter(formatter)
         self.judge: Judge | None = make_judge(judge, model=judge_model, timeout=judge_timeout)
-        self.judge_em = judge_em
+        self.judge_em, self.judge_reward = judge_em, judge_reward
         self.slate_lambda = slate_lambda
         self.budget = slate_budget or max_turns  # SLATE's B in Eq. 4's λ(B − t)/B
         self.task: dict[str, Any] = {}
@@ -144,6 +149,8 @@ class SearchEnv(TextEnv):
         self.documents: dict[str, str] = {}  # every retrieved passage's text, for the judge
         self.last_new_ids: list[str] = []  # passages the previous step retrieved for the first time
         self.response = ""  # every action and spliced observation, for Search-R1's format check
+        self.forced = False  # set by `force_answer()`: the next step parses as an answer only
+        self.judge_return = 0.0  # the judge's scores so far, paid or not
         self.format_ok = True
         template = IG_PROMPT if self.protocol == "ig" else SEARCH_R1_PROMPT
         return [user(template.format(question=self.task["question"]))], {}
@@ -153,12 +160,41 @@ class SearchEnv(TextEnv):
 
     def _step(self, action: str) -> StepResult:
         self.response += action
-        result = self._parse_and_act(action)
+        result = self._measure_judge(self._parse_and_act(action))
         self.response += "".join(m["content"] for m in result.observation)
         self.last_new_ids = list(result.info.get("new_ids", []))
         return result
 
+    def _measure_judge(self, result: StepResult) -> StepResult:
+        """With `judge_reward=False` the judge's components leave the reward for `info`."""
+        judged = {k: v for k, v in result.reward_components.items() if k.startswith("judge_")}
+        self.judge_return += sum(judged.values())
+        if self.judge is not None and not self.judge_reward:
+            result.reward_components = {k: v for k, v in result.reward_components.items()
+                                        if k not in judged}
+            result.info["judge"] = judged
+            if "outcome" in result.info:
+                result.reward_components.setdefault("outcome", result.info["outcome"]["score"])
+        if "outcome" in result.info:
+            result.info["outcome"]["judge_return"] = self.judge_return
+        return result
+
+    def force_answer(self) -> None:
+        """SLATE's forced answer: the next action is `forced_answer` plus the model's text, and
+        it parses in answer-only mode, so it can never become a search (whatever a backend
+        wrote after a `</search>`): the answer is the text after `<answer>` up to the first
+        `</answer>` or the end. No thinking precedes it, so none is judged."""
+        self.forced = True
+
+    def _forced_answer(self, action: str) -> StepResult:
+        body = action.split("<answer>", 1)[-1].split("</answer>", 1)[0].strip()
+        if not body:
+            return self._invalid("the forced answer is empty.")
+        return self._answer(body, thinking=None)
+
     def _parse_and_act(self, action: str) -> StepResult:
+        if self.forced:
+            return self._forced_answer(action)
         match = _first_call(action)
         if match is None:
             return self._invalid("no <search>…</search> or <answer>…</answer> in the action.")
@@ -207,7 +243,7 @@ class SearchEnv(TextEnv):
                 "retrieved_ids": ids, "new_ids": new_ids, "observation_tag": tag}
         return StepResult([{"role": "continuation", "content": observation}], components, info=info)
 
-    def _answer(self, answer: str, thinking: str) -> StepResult:
+    def _answer(self, answer: str, thinking: str | None) -> StepResult:
         golds = self.task["golden_answers"]
         em, f1 = scoring.em(answer, golds), scoring.f1(answer, golds)
         score = {"em": em, "f1": f1, "em_format": self._em_format(em)}[self.reward_kind]
@@ -244,7 +280,8 @@ class SearchEnv(TextEnv):
         return out
 
     def _outcome_on_truncation(self) -> dict[str, Any]:
-        return {**self._metrics(0.0, 0.0), "success": False, "score": 0.0, "answered": False}
+        return {**self._metrics(0.0, 0.0), "success": False, "score": 0.0, "answered": False,
+                "judge_return": self.judge_return}
 
     # ---- SLATE process rewards (Eq. 3 and 4), when a judge is configured --------------------
 
@@ -263,18 +300,20 @@ class SearchEnv(TextEnv):
                                 retrieved_docs=found)
         return slate_step_reward(self.judge, item, "search", self.turn, self.budget, self.slate_lambda)
 
-    def _judge_answer(self, thinking: str, answer: str) -> dict[str, float]:
+    def _judge_answer(self, thinking: str | None, answer: str) -> dict[str, float]:
         if self.judge is None:
             return {}
-        item = self._judge_item(thinking, answer=answer)
-        return slate_step_reward(self.judge, item, "answer", self.turn, self.budget, self.slate_lambda)
+        item = self._judge_item(thinking or "", answer=answer)
+        out = slate_step_reward(self.judge, item, "answer", self.turn, self.budget,
+                                self.slate_lambda, think=thinking is not None)
+        return out
 
     @classmethod
     def summarize(cls, outcomes: list[dict[str, Any]]) -> dict[str, float]:
         metrics = super().summarize([{k: v for k, v in o.items() if k != "golden_answers"}
                                      for o in outcomes])
         return {k: metrics[k] for k in ("em", "f1", "n_searches", "gold_recall", "success", "score",
-                                        "answered") if k in metrics}
+                                        "answered", "judge_return") if k in metrics}
 
 
 def _first_call(action: str) -> re.Match | None:

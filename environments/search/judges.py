@@ -41,7 +41,7 @@ _FORMAT = ("Reply as <explanation>one or two sentences</explanation><score>S</sc
 
 
 def slate_step_reward(judge: Judge, item: dict[str, Any], kind: str, turn: int, budget: int,
-                      lam: float = 0.1) -> dict[str, float]:
+                      lam: float = 0.1, think: bool = True) -> dict[str, float]:
     """Eq. 3 (search: think + query) and Eq. 4 (answer: think + answer + λ(B−t)/B), with two
     facts the environment knows for certain applied over whichever judge scores the rubrics.
 
@@ -59,12 +59,14 @@ def slate_step_reward(judge: Judge, item: dict[str, Any], kind: str, turn: int, 
       answer score is at most -1 (a list that holds the gold somewhere is not "partially
       correct") and it pays `judge_hedge` = -0.5, so it is worth less than one wrong answer.
       SLATE's judge may call such a list partial (0).
+    * `think=False` (the forced answer after the budget, which follows no thinking) scores
+      no thinking; SLATE's loop judges nothing at that point.
     """
     item = {**item, "turn": turn}
-    out = {"judge_think": judge.judge("thinking", [item])[0]}
+    out = {"judge_think": judge.judge("thinking", [item])[0]} if think else {}
     if kind == "search":
         if adds_nothing(item):
-            out["judge_think"] = min(out["judge_think"], 0.0)
+            out["judge_think"] = min(out.get("judge_think", 0.0), 0.0)
             out["judge_query"] = -1.0
         else:
             out["judge_query"] = judge.judge("query", [item])[0]
