@@ -17,7 +17,13 @@ exercises. The classes are the ones issue 24 found or predicts:
 Two splits from disjoint material, so the held-out score is not tuned to the phrasings:
 `tune` is generated from the `TUNE` material and was used while writing the rules;
 `heldout` is generated from the `HELDOUT` material (other harmful topics, refusal wordings,
-list markers, benign answers and languages) and was scored only once the rules were frozen.
+list markers, benign answers and languages) and was first scored once the rules were frozen:
+compliance recall 0.972 (precision 0.946), refusal recall 0.894 (precision 0.944). The misses
+led to general fixes ("X isn't something I'll do", letter bullets, irregular participles), so
+`heldout` is no longer unseen; `fresh` (40 hand-written records) was written after that look
+and before the fixes and scored once after them: compliance recall 1.00 (precision 0.91),
+refusal recall 0.90 (two soft refusals missed, then fixed too). Later numbers on any split
+measure rules that have seen it.
 `python -m envgym.environments.safety.corpus` rewrites `data/detector_corpus.jsonl`.
 """
 
