@@ -5,8 +5,14 @@ and then the checks that matter for training LLM agents: the same seed gives the
 the same observations for the same actions; at least 50 malformed actions never raise and the
 episode still ends in bounded time; `fork()` copies are independent; `close()` is idempotent;
 every reward equals the sum of its components and `info` carries the documented keys.
-Finally it plays every registered `hack_*` policy (`envgym.hacks`) on at least 100 episodes
-and fails when one beats the ceiling it declares against an honest baseline.
+Finally it runs the environment's grader fixtures (`envgym.graders`) and plays every
+registered `hack_*` policy (`envgym.hacks`) on at least 100 episodes, failing when one beats
+the ceiling it declares against an honest baseline.
+
+`check_config` attacks what people train with: for each `[[envs]]` entry of a training config
+it runs the checks under the entry's `kwargs` (on its training seeds) and again under `kwargs`
+updated by `eval_kwargs` (on its evaluation seeds), since defaults that hold prove nothing
+about the arguments a run actually uses.
 """
 
 from __future__ import annotations
@@ -16,15 +22,18 @@ import math
 import time
 import traceback
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from envgym.core import TextEnv
+from envgym.errors import InvalidConfig
 from envgym.multiagent import MultiAgentTextEnv
 from envgym.registration import make, spec
 
-__all__ = ["CheckReport", "check", "malformed_actions"]
+__all__ = ["CHECK_NAMES", "CheckReport", "ConfigVariant", "check", "check_config",
+           "config_variants", "malformed_actions"]
 
 MAX_EPISODE_STEPS = 200  # junk must end an episode well before this
 HACK_EPISODES = 100  # each hack and its baseline play this many seeds
@@ -71,17 +80,28 @@ def malformed_actions(tool_names: list[str] = ()) -> list[str]:
 
 
 def check(target: str | TextEnv | MultiAgentTextEnv, seed: int = 0, *,
-          hack_episodes: int = HACK_EPISODES, **env_kwargs: Any) -> CheckReport:
-    """Run every check; returns a report instead of raising."""
+          hack_episodes: int = HACK_EPISODES, only: Sequence[str] | None = None,
+          label: str | None = None, **env_kwargs: Any) -> CheckReport:
+    """Run every check (or the ones named in `only`, see `CHECK_NAMES`); returns a report
+    instead of raising. `label` names the report (default: the environment id)."""
     env_id = target if isinstance(target, str) else type(target).__name__
+    unknown = set(only or ()) - set(CHECK_NAMES)
+    if unknown:
+        raise ValueError(f"unknown checks {sorted(unknown)}; known: {', '.join(CHECK_NAMES)}")
     factory: Callable[[], Any] = (lambda: make(target, **env_kwargs)) if isinstance(target, str) \
         else (lambda: target.fork())
-    report = CheckReport(env_id)
-    multi = isinstance(factory(), MultiAgentTextEnv)
+    report = CheckReport(label or env_id)
+    try:
+        multi = isinstance(factory(), MultiAgentTextEnv)
+    except Exception as e:  # arguments the environment refuses are the finding
+        report.results.append(("make", False, traceback.format_exception_only(type(e), e)[-1].strip()))
+        return report
     checks = list(_MULTI_CHECKS if multi else _SINGLE_CHECKS)
     if isinstance(target, str):
         checks.append(("graders", lambda f, s: _graders(target, env_kwargs)))
         checks.append(("hacks", lambda f, s: _hacks(target, s, hack_episodes, env_kwargs)))
+    if only is not None:
+        checks = [(n, fn) for n, fn in checks if n in only or (multi and _ALIASES.get(n) in only)]
     for name, fn in checks:
         start = time.perf_counter()
         try:
@@ -297,3 +317,57 @@ def _multi_fork(factory, seed) -> str:
 
 _MULTI_CHECKS = [("pettingzoo", _parallel_api), ("determinism", _multi_determinism),
                  ("fuzz", _multi_fuzz), ("fork", _multi_fork), ("close", _close)]
+_ALIASES = {"pettingzoo": "gymnasium"}  # `only=["gymnasium"]` means the API test either way
+CHECK_NAMES = ("gymnasium", "pettingzoo", "determinism", "fuzz", "fork", "close", "graders",
+               "hacks")
+
+
+# ---- training configs ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConfigVariant:
+    """One environment as a config trains or evaluates it: id, arguments, first seed."""
+
+    env_id: str
+    phase: str  # "train" or "eval"
+    kwargs: dict[str, Any]
+    seed: int
+
+    def label(self, source: str) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in sorted(self.kwargs.items())) or "defaults"
+        return f"{self.env_id} [{source}, {self.phase}: {args}]"
+
+
+def config_variants(path: str | Path, env_id: str | None = None) -> list[ConfigVariant]:
+    """The (id, kwargs) pairs a training config runs: each `[[envs]]` entry's `kwargs` on its
+    training seeds and, when it has `eval_kwargs`, `kwargs | eval_kwargs` on its evaluation
+    seeds. Raises `InvalidConfig` (one line) for a missing file, an invalid config, or an
+    `env_id` the file does not train."""
+    from envgym.agents.config import load_config
+
+    try:
+        config = load_config(path)
+    except InvalidConfig as e:  # one line: the file, then each bad field
+        head, *fields = [line.strip() for line in str(e).splitlines() if line.strip()]
+        text = f"{head.rstrip(':')}: {'; '.join(fields)}" if fields else head
+        raise InvalidConfig(text if str(path) in text else f"{path}: {text}") from None
+    entries = [e for e in config.envs if env_id is None or e.id == env_id]
+    if not entries:
+        have = ", ".join(e.id for e in config.envs)
+        raise InvalidConfig(f"{env_id} is not in {path}; its [[envs]] entries are: {have}")
+    variants = []
+    for entry in entries:
+        variants.append(ConfigVariant(entry.id, "train", dict(entry.kwargs), entry.train_seeds[0]))
+        if entry.eval_kwargs:
+            variants.append(ConfigVariant(entry.id, "eval", {**entry.kwargs, **entry.eval_kwargs},
+                                          entry.eval_seeds[0]))
+    return variants
+
+
+def check_config(path: str | Path, env_id: str | None = None, *,
+                 hack_episodes: int = HACK_EPISODES, only: Sequence[str] | None = None
+                 ) -> list[CheckReport]:
+    """`check` for every environment variant of a training config (see `config_variants`)."""
+    return [check(v.env_id, v.seed, hack_episodes=hack_episodes, only=only,
+                  label=v.label(str(path)), **v.kwargs) for v in config_variants(path, env_id)]

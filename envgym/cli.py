@@ -14,10 +14,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+# rich_markup_mode=None: help and usage errors print as plain click text, so bracketed words
+# (`envgym[ray]`, `[default: 0]`) survive and a usage error is one `Error: ...` line.
 app = typer.Typer(help="envgym: multi-turn text environments and RL for LLM agents.",
-                  no_args_is_help=True, pretty_exceptions_enable=False)
-out = Console()
-err = Console(stderr=True)
+                  no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None)
+# markup=False: messages carry user text (paths, specs, failure reasons) that rich would
+# otherwise read as style tags; soft_wrap: one message stays one line however long.
+out = Console(markup=False, highlight=False)
+err = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
 
 Workers = Annotated[int, typer.Option("--workers", min=0, help="run environments in N Ray actors "
                                       "(0: in-process; needs envgym[ray])")]
@@ -36,6 +40,24 @@ def parse_env_args(pairs: list[str] | None) -> dict[str, Any]:
         except json.JSONDecodeError:
             kwargs[key] = value
     return kwargs
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"envgym {version('envgym')}")
+        except PackageNotFoundError:  # running from a tree that was never installed
+            print("envgym (not installed)")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="print the version and exit")]
+        = False) -> None:
+    """envgym: multi-turn text environments and RL for LLM agents."""
 
 
 @app.command("list")
@@ -57,15 +79,31 @@ def list_envs(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
 
 @app.command()
 def check(
-    env_id: str,
+    env_id: Annotated[Optional[str], typer.Argument(help="environment id (optional with --config: "
+                                                    "every environment of the file)")] = None,
     env_arg: EnvArg = None,
+    config: Annotated[Optional[Path], typer.Option(
+        "--config", help="a training config (TOML): check with the arguments its [[envs]] entry "
+                         "gives the environment, training kwargs and with eval_kwargs applied")] = None,
+    only: Annotated[Optional[list[str]], typer.Option(
+        "--only", help="run only these checks (repeatable): gymnasium, determinism, fuzz, fork, "
+                       "close, graders, hacks")] = None,
     list_hacks: Annotated[bool, typer.Option("--list-hacks", help="only play the hack_* policies, "
                                              "one line each with its result")] = False,
     hack_episodes: Annotated[int, typer.Option(min=1, help="episodes per hack")] = 100,
 ) -> None:
     """Check that an environment is sound and its hacks lose; exits non-zero on failure."""
-    from envgym.checker import check as run_check
+    from envgym.checker import CHECK_NAMES, check as run_check, check_config
+    from envgym.errors import InvalidConfig
 
+    if env_id is None and config is None:
+        raise typer.BadParameter("give an environment id, or --config FILE to check every "
+                                 "environment the config trains")
+    if unknown := set(only or ()) - set(CHECK_NAMES):
+        raise typer.BadParameter(f"unknown --only {sorted(unknown)}; known: {', '.join(CHECK_NAMES)}")
+    if config is not None and (env_arg or list_hacks):
+        raise typer.BadParameter("--config gives the environment arguments; drop --env-arg and "
+                                 "--list-hacks (use --only hacks)")
     if list_hacks:
         from envgym.hacks import run_hacks
 
@@ -75,9 +113,18 @@ def check(
         if not results:
             print(f"{env_id}: no hack_* policies registered")
         raise typer.Exit(0 if results and all(r.ok for r in results) else 1)
-    report = run_check(env_id, hack_episodes=hack_episodes, **parse_env_args(env_arg))
-    print(report.render())
-    raise typer.Exit(0 if report.ok else 1)
+    if config is not None:
+        try:
+            reports = check_config(config, env_id, hack_episodes=hack_episodes, only=only)
+        except InvalidConfig as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(2) from None
+    else:
+        reports = [run_check(env_id, hack_episodes=hack_episodes, only=only,
+                             **parse_env_args(env_arg))]
+    for report in reports:
+        print(report.render())
+    raise typer.Exit(0 if all(r.ok for r in reports) else 1)
 
 
 @app.command()
@@ -115,6 +162,10 @@ def eval(  # noqa: A001  (the command is called eval)
     run_dir: Annotated[Optional[Path], typer.Option(
         "--run", help="a training run's output_dir: evaluate with its run-level state (e.g. "
                       "Debate-v0's IRT, so `dynamic` picks modes as in training)")] = None,
+    temperature: Annotated[Optional[float], typer.Option(
+        min=0.0, help="sampling temperature (0: greedy; default: the backend's, 1.0)")] = None,
+    max_tokens: Annotated[Optional[int], typer.Option(
+        "--max-tokens", min=1, help="most tokens per action (default 256)")] = None,
 ) -> None:
     """Evaluate a policy: mean reward, success, turns, pass@k and environment metrics.
 
@@ -125,20 +176,33 @@ def eval(  # noqa: A001  (the command is called eval)
     if samples is not None and samples < k:
         raise typer.BadParameter(f"--samples {samples} is fewer than -k {k}: pass@k needs at "
                                  "least k attempts per task", param_hint="--samples")
-    spec = _checked_run_args(env, policy, out_file)
+    env_kwargs = parse_env_args(env_arg)
+    spec = _checked_run_args(env, policy, out_file, env_kwargs)
     run = None
     if run_dir is not None:
         from envgym.agents.run_state import load_run_state
 
         run = load_run_state(run_dir)
     result = evaluate(env, spec, episodes=episodes, k=k, samples=samples, seed=seed,
-                      env_kwargs=parse_env_args(env_arg), out=str(out_file) if out_file else None,
-                      progress=True, workers=workers, run=run)
+                      env_kwargs=env_kwargs, out=str(out_file) if out_file else None,
+                      progress=True, workers=workers, run=run,
+                      sampling=_sampling(temperature, max_tokens))
     if as_json:
         print(json.dumps(result))
     else:
         _print_eval_table(env, result)
     _exit_on_failures(result, max_error_rate)
+
+
+def _sampling(temperature: float | None, max_tokens: int | None) -> Any:
+    """SamplingParams from the options given; None keeps the rollout engine's defaults."""
+    if temperature is None and max_tokens is None:
+        return None
+    from envgym.policy import SamplingParams
+
+    base = SamplingParams()
+    return SamplingParams(temperature=base.temperature if temperature is None else temperature,
+                          max_tokens=base.max_tokens if max_tokens is None else max_tokens)
 
 
 def _print_eval_table(env: str, result: dict[str, Any]) -> None:
@@ -157,13 +221,14 @@ def _exit_on_failures(result: dict[str, Any], max_error_rate: float) -> None:
     if not result["errors"]:
         return
     total = result["errors"] + result["completed"]
-    err.print(f"[yellow]{result['errors']} of {total} episodes failed[/yellow] "
-              "(left out of every metric):")
+    err.print(f"{result['errors']} of {total} episodes failed (left out of every metric):",
+              style="yellow")
     for reason, count in result["failures"].items():
         err.print(f"  {count} × {reason}")
     if result["error_rate"] > max_error_rate:
-        err.print(f"[red]error:[/red] {result['error_rate']:.0%} of episodes failed, above "
-                  f"--max-error-rate {max_error_rate:g}; the numbers above are not trustworthy.")
+        err.print(f"error: {result['error_rate']:.0%} of episodes failed, above "
+                  f"--max-error-rate {max_error_rate:g}; the numbers above are not trustworthy.",
+                  style="red")
         raise typer.Exit(1)
 
 
@@ -181,9 +246,10 @@ def rollout(
     """Write trajectories to a JSONL file."""
     from envgym.evaluation import aggregate, run_episodes
 
-    spec = _checked_run_args(env, policy, out_file)
+    env_kwargs = parse_env_args(env_arg)
+    spec = _checked_run_args(env, policy, out_file, env_kwargs)
     trajs = run_episodes(env, spec, episodes=episodes, group_size=group_size, seed=seed,
-                         env_kwargs=parse_env_args(env_arg), out=str(out_file), progress=True,
+                         env_kwargs=env_kwargs, out=str(out_file), progress=True,
                          workers=workers)
     summary = aggregate(env, spec if isinstance(spec, str) else json.dumps(spec), trajs)
     scored = (f"mean reward {summary['mean_reward']:.3f}, success {summary['success_rate']:.3f}"
@@ -194,8 +260,10 @@ def rollout(
         err.print(f"  {count} × {reason}")
 
 
-def _checked_run_args(env: str, policy: list[str], out_file: Path | None) -> Any:
-    """Validate `--env`, `--policy` and `--out` before anything runs; returns the policy arg.
+def _checked_run_args(env: str, policy: list[str], out_file: Path | None,
+                      env_kwargs: dict[str, Any] | None = None) -> Any:
+    """Validate `--env`, `--env-arg`, `--policy` and `--out` before anything runs; returns
+    the policy arg (with `module:Class` specs spelled `scripted:module:Class`).
 
     Each problem is a one-line usage error naming the option, never a traceback after the
     episodes have already been paid for.
@@ -207,7 +275,13 @@ def _checked_run_args(env: str, policy: list[str], out_file: Path | None) -> Any
         is_multi = env_spec(env).multi_agent
     except EnvGymError as e:
         raise typer.BadParameter(str(e), param_hint="--env") from None
+    if env_kwargs:
+        _check_env_kwargs(env, env_kwargs)
     parsed = _policy_arg(policy)
+    if isinstance(parsed, dict):
+        parsed = {agent: _normalized_spec(s) for agent, s in parsed.items()}
+    else:
+        parsed = _normalized_spec(parsed)
     for agent_spec in (parsed.values() if isinstance(parsed, dict) else [parsed]):
         _check_policy_spec(env, agent_spec)
     if isinstance(parsed, dict) and not is_multi:
@@ -220,11 +294,66 @@ def _checked_run_args(env: str, policy: list[str], out_file: Path | None) -> Any
 _KINDS = ("hf", "openai", "vllm", "scripted")
 
 
+def _check_env_kwargs(env: str, kwargs: dict[str, Any]) -> None:
+    """Every `--env-arg` key must be a constructor argument: a typo would otherwise fail
+    every episode (or be swallowed) only after the run started."""
+    import difflib
+    import inspect
+
+    from envgym.registration import load_entry_point, make, spec as env_spec
+
+    creator = load_entry_point(env_spec(env).entry_point)
+    try:
+        params = inspect.signature(creator).parameters
+    except (TypeError, ValueError):  # no introspectable signature: ask the constructor
+        params = None
+    if params is None or any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        try:
+            probe = make(env, **kwargs)
+        except TypeError as e:
+            raise typer.BadParameter(f"{env}: {e}", param_hint="--env-arg") from None
+        getattr(probe, "close", lambda: None)()
+        return
+    known = sorted(n for n, p in params.items()
+                   if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and n != "self")
+    for key in kwargs:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise typer.BadParameter(f"{env} takes no argument {key!r}.{hint} It takes: "
+                                     f"{', '.join(known) or 'none'}", param_hint="--env-arg")
+
+
+def _normalized_spec(value: str) -> str:
+    """`module.path:Class` is a scripted policy class, as `scripted:module.path:Class` is."""
+    kind, sep, rest = value.partition(":")
+    if sep and rest and kind not in _KINDS and ":" not in rest and "/" not in value:
+        return f"scripted:{value}"
+    return value
+
+
 def _check_policy_spec(env: str, value: str) -> None:
     kind, sep, rest = value.partition(":")
     if not sep or not rest or kind not in _KINDS:
         raise typer.BadParameter(f"{value!r} is not a policy spec: use hf:PATH, openai:URL#MODEL, "
-                                 "vllm:PATH or scripted:NAME", param_hint="--policy")
+                                 "vllm:PATH, scripted:NAME or module:Class",
+                                 param_hint="--policy")
+    if kind in ("hf", "vllm"):
+        from envgym.errors import PolicyError
+        from envgym.hub import check_model_source
+
+        try:
+            check_model_source(rest)
+        except PolicyError as e:
+            raise typer.BadParameter(str(e), param_hint="--policy") from None
+    if kind == "scripted" and ":" in rest:
+        from envgym.errors import RegistrationError
+        from envgym.registration import load_entry_point
+
+        try:
+            load_entry_point(rest)
+        except RegistrationError as e:
+            raise typer.BadParameter(str(e), param_hint="--policy") from None
     if kind == "openai" and not rest.startswith(("http://", "https://")):
         raise typer.BadParameter(f"{value!r}: the server URL must start with http:// or "
                                  "https:// (openai:http://HOST:PORT#MODEL)", param_hint="--policy")
@@ -238,17 +367,22 @@ def _check_policy_spec(env: str, value: str) -> None:
 
 
 def _check_writable(path: Path) -> None:
-    """The output file's folder must exist and be writable, and the path not be a folder."""
-    import os
-
-    parent = path.parent if str(path.parent) else Path(".")
+    """The output file's folder is created (as `mkdir -p` would) and must take a file; the
+    path must not be a folder. Tried for real, not with `os.access`, which says yes to root
+    on a read-only file system."""
     if path.is_dir():
         raise typer.BadParameter(f"{path} is a directory; give a file path", param_hint="--out")
-    if not parent.is_dir():
-        raise typer.BadParameter(f"cannot write {path}: directory {parent} does not exist",
-                                 param_hint="--out")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise typer.BadParameter(f"cannot write {path}: permission denied", param_hint="--out")
+    parent = path.parent if str(path.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
+        with open(path, "a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as e:
+        raise typer.BadParameter(f"cannot write {path}: {e.strerror or e}",
+                                 param_hint="--out") from None
 
 
 def _policy_arg(values: list[str]) -> Any:
@@ -277,6 +411,8 @@ def view(
     """See trajectories and their per-token credit in the browser (one self-contained HTML file)."""
     from envgym.agents.view import view_command
 
+    if out_file is not None:
+        _check_writable(out_file)
     page = view_command(run, credit=credit, config=config, out=out_file, tokenizer=tokenizer,
                         serve=serve, port=port)
     err.print(f"wrote {page}")
@@ -304,15 +440,27 @@ app.command("tiny-model")(_tiny_model)
 app.command("safety-frontier")(_frontier)
 
 
-def main() -> None:
-    """Console entry point: configuration errors print one readable line, not a traceback."""
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: configuration errors print one readable line, not a traceback.
+
+    So do files that cannot be written or read (`error: PATH: Permission denied`), as `cp`
+    and `mkdir` say it; the message is plain text, so `envgym[ray]` stays intact."""
     from envgym.errors import EnvGymError
 
     try:
-        app()
+        app(args=argv)
     except EnvGymError as e:
-        err.print(f"[red]error:[/red] {e}")
+        err.print(f"error: {_one_line(str(e))}")
         raise SystemExit(2) from None
+    except OSError as e:
+        if e.filename is None:
+            raise
+        err.print(f"error: {e.filename}: {e.strerror or e}")
+        raise SystemExit(1) from None
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
 
 
 if __name__ == "__main__":

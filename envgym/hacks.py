@@ -11,6 +11,11 @@ A metric is `mean_reward`, `success_rate` or `metrics.NAME` (the environment's o
 negative margin demands the hack be strictly worse); `caps` are absolute limits, e.g. a
 safety hack's `metrics.safety_rate` must be 0: the environment's own outcome must not count
 the hack as safe.
+
+Every ceiling bounds `mean_reward`, declared or not: RL optimises the reward, not the success
+rate, so a hack that loses on success but out-earns its baseline on reward is still a hack
+that training would learn. A ceiling that names only other metrics gets `mean_reward <=
+baseline` (margin 0) added; one that names `mean_reward` keeps its own margin.
 """
 
 from __future__ import annotations
@@ -36,9 +41,18 @@ class Ceiling:
     caps: tuple[tuple[str, float], ...] = ()
     why: str = ""
 
+    def margin_of(self, metric: str) -> float:
+        """The declared margin for a declared metric; 0 for the implied `mean_reward`."""
+        return self.margin if metric in self.metrics else 0.0
+
+    @property
+    def relative(self) -> tuple[str, ...]:
+        """The metrics compared with the baseline: the declared ones and `mean_reward`."""
+        return tuple(dict.fromkeys([*self.metrics, "mean_reward"]))
+
     def describe(self) -> str:
-        rel = ", ".join(f"{m} <= {self.baseline}{self.margin:+g}" if self.margin
-                        else f"{m} <= {self.baseline}" for m in self.metrics)
+        rel = ", ".join(f"{m} <= {self.baseline}{self.margin_of(m):+g}" if self.margin_of(m)
+                        else f"{m} <= {self.baseline}" for m in self.relative)
         caps = ", ".join(f"{m} <= {c:g}" for m, c in self.caps)
         return "; ".join(p for p in (rel, caps) if p)
 
@@ -91,10 +105,10 @@ def run_hacks(env_id: str, *, episodes: int = 100, seed: int = 0,
     results = []
     for hack, ceiling in hacks.items():
         got, base = metrics(hack), metrics(ceiling.baseline)
-        names = [*ceiling.metrics, *(m for m, _ in ceiling.caps)]
-        values = {m: _metric(got, m) for m in names}
-        limits = {m: _metric(base, m) + ceiling.margin for m in ceiling.metrics}
-        limits.update({m: cap for m, cap in ceiling.caps})
+        values = {m: _metric(got, m) for m in [*ceiling.relative, *(m for m, _ in ceiling.caps)]}
+        limits = {m: _metric(base, m) + ceiling.margin_of(m) for m in ceiling.relative}
+        for m, cap in ceiling.caps:  # a cap tightens, never loosens, the relative limit
+            limits[m] = min(cap, limits.get(m, cap))
         results.append(HackResult(hack, ceiling, values, limits))
     if env is not None:
         env.close()
