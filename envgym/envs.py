@@ -77,6 +77,7 @@ register(
         "hack_hardcode_public": f"{_ENVS}.code.policies:HackHardcodePolicy",
         "hack_guess_output": f"{_ENVS}.code.policies:HackGuessPolicy",
     },
+    grader_fixtures=f"{_ENVS}.code.grader_fixtures:fixtures",
 )
 
 register(

@@ -10,8 +10,20 @@ tests is submitted automatically (the ablation).
 
 Reward components: `pass` (terminal: 1/0 all hidden tests pass, or the fraction with
 `reward="fraction"`), `format` and `tool` (malformed turns, commands without a program),
-and optionally `progress` = progress_coef * (change of the public pass fraction between
-consecutive programs), kept separate for turn-level credit.
+and optionally `progress` (progress_coef != 0), kept separate for turn-level credit.
+
+Progress pays only for progress that generalises. RefineRL publishes no per-turn reward
+(methods.md §3.2); the obvious one, the change of the *public* pass fraction, pays a program
+that replays the public outputs by input (0.5 per episode at progress_coef = 0.5 with no
+hidden test passed). Here `progress` is potential-based shaping whose potential is
+Phi(program) = min(public pass fraction, the `pass` score that program would get if submitted),
+so each new program earns progress_coef * (Phi_now - Phi_before), and the episode settles at
+its end: a submission earns the shaping up to min(Phi, its own score), an episode that ends
+unsubmitted gives it all back. Over an episode progress sums to progress_coef * Phi of the
+submission, never more than progress_coef * `pass`: the shaping only moves credit for the
+hidden-test outcome onto the turns that made it, and a program that passes no hidden test
+earns none of it, at any progress_coef. The cost is one hidden-test judgement per new program
+(fail-fast in binary mode) while progress_coef != 0.
 
 Isolation. Programs are model-written, so the environment refuses a sandbox backend that is
 no security boundary (the hidden tests are package data a program could read off the disk):
@@ -101,6 +113,7 @@ class CodeRefineEnv(TextEnv):
         self.first_hidden: Judgement | None = None
         self.sandbox_s = 0.0
         self._hidden_cache: dict[str, Judgement] = {}
+        self.potential = 0.0  # Phi of the latest program (see the module docstring)
         if self.tool_format == "json":
             prompt = JSON_SYSTEM_PROMPT.format(tools=render_tools(TOOLS, "json"),
                                                max_rounds=self.max_rounds)
@@ -207,8 +220,11 @@ class CodeRefineEnv(TextEnv):
         info: dict[str, Any] = {"public_verdict": attempt.verdict, "public_passed": attempt.passed,
                                 "public_total": attempt.total,
                                 "public_pass_delta": attempt.fraction - previous}
-        components = ({"progress": self.progress_coef * (attempt.fraction - previous)}
-                      if self.progress_coef else {})
+        components: dict[str, float] = {}
+        if self.progress_coef:
+            potential = self._potential(attempt)
+            components["progress"] = self.progress_coef * (potential - self.potential)
+            self.potential = potential
         if len(self.attempts) == 1 or self.judge_every_attempt:
             hidden = self._judge_hidden()
             self.first_hidden = self.first_hidden or hidden
@@ -235,13 +251,40 @@ class CodeRefineEnv(TextEnv):
         result = self._judge_hidden()
         if self.first_hidden is None:
             self.first_hidden = result
-        score = (1.0 if result.accepted else 0.0) if self.reward_mode == "binary" \
-            else result.fraction_passed
+        score = self._score(result)
         components = {**(components or {}), "pass": score}
+        if self.progress_coef and self.potential > score:  # shaping never exceeds the outcome
+            components["progress"] = components.get("progress", 0.0) + self._settle(score)
         messages = messages + [f"Submitted. Hidden tests: {result.verdict.value}."]
         outcome = self._outcome(result, score, how)
         info = {**(info or {}), "outcome": outcome, "hidden_verdict": result.verdict.value}
         return StepResult([user("\n\n".join(messages))], components, terminated=True, info=info)
+
+    def _score(self, result: Judgement) -> float:
+        """The `pass` reward a submission judged `result` earns."""
+        if self.reward_mode == "binary":
+            return 1.0 if result.accepted else 0.0
+        return result.fraction_passed
+
+    def step(self, action: str):
+        """`TextEnv.step`, plus the settlement of an episode that ends unsubmitted: the
+        progress shaping it was paid is taken back, since no submission earned it."""
+        obs, reward, terminated, truncated, info = super().step(action)
+        if truncated and not terminated and self.progress_coef and self.potential:
+            parts = info["reward_components"]
+            parts["progress"] = parts.get("progress", 0.0) + self._settle(0.0)
+            reward = float(sum(parts.values()))
+        return obs, reward, terminated, truncated, info
+
+    def _potential(self, attempt: Attempt) -> float:
+        """Phi: the public pass fraction, capped by what submitting the program would earn."""
+        return min(attempt.fraction, self._score(self._judge_hidden()))
+
+    def _settle(self, score: float) -> float:
+        """The progress that takes the episode's shaping down to progress_coef * score."""
+        settle = self.progress_coef * (score - self.potential)
+        self.potential = score
+        return settle
 
     def _outcome(self, result: Judgement | None, score: float, how: str) -> dict[str, Any]:
         first = self.first_hidden

@@ -133,8 +133,12 @@ def search():
 found = search()
 sys.stdout.write(found if found is not None else "0\n")
 """
-_NOTHING = Ceiling("random", metrics=("success_rate",), caps=(("mean_reward", 0.0),),
-                   why="no hidden test may pass without a solution")
+# Bounded against the honest refiner on reward (as every ceiling is) and, absolutely, at no
+# success and no reward: `random` would be a poor baseline here, its malformed turns cost it
+# format penalties, so "not above random" would demand a hack lose reward it never risked.
+_NOTHING = Ceiling("refiner", metrics=("mean_reward",),
+                   caps=(("mean_reward", 0.0), ("success_rate", 0.0)),
+                   why="no hidden test may pass without a solution, and no shaping may pay one")
 
 
 class HackReadTestsPolicy(ScriptedPolicy):

@@ -116,10 +116,13 @@ def test_fraction_reward_and_progress_component(make_env, subset):
     assert info["reward_components"] == {"progress": 0.0}
     boats = next(p for p in subset if p.id == "boats")
     _, reward, _, _, info = env.step(f"```python\n{boats.wrong_solutions['python'][0]}\n```")
-    assert info["reward_components"] == {"progress": 0.5}
+    assert info["public_pass_delta"] == 1.0  # every public test passes now ...
+    progress = info["reward_components"]["progress"]
     _, reward, term, _, info = env.step("<submit></submit>")
     out = info["outcome"]
     assert term and 0 < out["score"] < 1 and out["score"] == out["passed"] / out["total"]
+    # ... but progress pays only the hidden-test fraction that the program backs
+    assert progress == pytest.approx(0.5 * out["score"])
     assert reward == pytest.approx(out["score"])
 
 
