@@ -29,6 +29,7 @@ from envgym.agents.checkpoint import restore_rng, save_checkpoint
 from envgym.agents.config import EnvConfig, TrainConfig, load_config
 from envgym.agents.credit import compute_credit
 from envgym.agents.credit.base import split_failed
+from envgym.agents.credit.ig import scorer_options as ig_scorer_options
 from envgym.agents.checkpoint import (load_model_state, load_optimizer_state, model_state,
                                       optimizer_state)
 from envgym.agents.fsdp import parallelize, rollout_weights
@@ -272,7 +273,8 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
                            cfg.rollout.max_failed_fraction)
             update_run_state(run, trajs)  # IRT abilities, reward histories learn from the step
             # 3. batch-level rewards (judge scores come from the environments' own steps)
-            ig_stats = attach_ig(trajs, policy, seed=cfg.seed + step) if "ig" in cfg.credit else {}
+            ig_stats = attach_ig(trajs, policy, seed=cfg.seed + step, options=ig_scorer_options(
+                cfg.credit_options.get("ig"))) if "ig" in cfg.credit else {}
             # 4. credit
             credit = compute_credit(trajs, cfg.credit, cfg.credit_options, tokenizer=tokenizer,
                                     seed=cfg.seed + step)

@@ -40,9 +40,22 @@ def span_token_mask(turn: Turn, span: Any, tokenizer: Any) -> np.ndarray:
     return np.array([s < end and e > start for s, e in offsets], dtype=bool)
 
 
+SCORER_OPTIONS = ("n_random", "max_context_tokens", "max_gold_variants", "n_head_tokens",
+                  "head_weight", "aggregate", "min_doc_chars")
+
+
+def scorer_options(options: dict[str, Any] | None) -> dict[str, Any]:
+    """The `[credit_options.ig]` keys that configure the IG scorer (methods §1.6: N, left
+    truncation, gold variants, head weighting, aggregate, minimum document length); the
+    trainer passes them to `attach_ig`, the rest are the advantage mapping's."""
+    return {k: v for k, v in (options or {}).items() if k in SCORER_OPTIONS}
+
+
 def ig(batch: CreditBatch, *, alpha: float = 1.0, clip: float = 1.0, scope: str = "group",
        center: bool = True, kind: str = "query", std_floor: float = 0.1,
-       eps: float = 1e-6) -> CreditBatch:
+       eps: float = 1e-6, n_random: int = 3, max_context_tokens: int = 4096,
+       max_gold_variants: int = 1, n_head_tokens: int = 3, head_weight: float = 3.0,
+       aggregate: str = "mean", min_doc_chars: int = 10) -> CreditBatch:
     """A_{i,k} = A_i + alpha * clip(norm(IG_{i,t}), -clip, clip) on tokens k of query spans.
 
     IG_{i,t} is `span.value` of each span of kind `kind` (the information gain of that search
@@ -56,6 +69,10 @@ def ig(batch: CreditBatch, *, alpha: float = 1.0, clip: float = 1.0, scope: str 
     mean is not removed, so every positive IG still pushes its query up when all IGs are
     alike; `scope="none"` uses the raw IG. Tokens outside query spans keep A_i. This is what
     keeps a gradient in groups where every rollout failed (A_i = 0).
+
+    `n_random` .. `min_doc_chars` configure the scorer that computed IG (`scorer_options`,
+    read by the trainer's `attach_ig`; defaults are the released code's); they are accepted
+    here so that every IG option is settable from `[credit_options.ig]`.
 
     Logged: spans and tokens modulated, mean |bonus|, and `ig/all_wrong_groups` with
     `ig/all_wrong_with_signal` (the share of all-wrong groups where some query got a bonus,

@@ -156,7 +156,8 @@ class SearchEnv(TextEnv):
         return [user(template.format(question=self.task["question"]))], {}
 
     def _state(self) -> Any:
-        return {"task": self.task_id, "retrieved": sorted(set(self.retrieved))}
+        # the turn too: GiGPO must never group steps of different depths (methods §8)
+        return {"task": self.task_id, "turn": self.turn, "retrieved": sorted(set(self.retrieved))}
 
     def _step(self, action: str) -> StepResult:
         self.response += action

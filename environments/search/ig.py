@@ -6,7 +6,9 @@ where s is the head-weighted mean log-probability of the gold answer a* after "\
 (the first H=3 answer tokens weigh 3.0, weights renormalised to mean 1), C_t^real is the prompt
 prefix plus the (search, documents, refine) blocks of steps ≤ t, and C_t^rand,j replaces step
 t's documents and refinement *jointly* by a pair drawn from other steps of the batch (pairs
-whose documents have < 10 characters and the step's own pair are excluded). The pool spans
+whose documents have < 10 characters, and pairs identical in content to the step's own, are
+excluded: the released code drops identical pairs, and a sibling rollout that retrieved the
+very same documents would pull IG toward 0). The pool spans
 rollouts, so this is a batch-level function and not part of `step()`. IG does not depend on
 whether the rollout answered correctly, which is why it still gives signal when a whole group
 fails. Each value is attached to its step's query span for per-token advantage modulation.
@@ -145,7 +147,8 @@ def information_gain(rollouts: Sequence[IGRollout], scorer: Scorer, *, n_random:
     for i, (prefix, steps) in enumerate(parsed):
         head = rollouts[i].prompt + prefix
         for t, s in enumerate(steps):
-            candidates = [p for p in pool if (p[0], p[1]) != (i, t)]
+            own = (s.documents_block, s.refine_block)
+            candidates = [p for p in pool if (p[0], p[1]) != (i, t) and p[2:] != own]
             if s.skipped or not candidates:
                 s.skipped = True
                 continue
@@ -274,8 +277,10 @@ def information_gain_ids(trajs: Sequence[Any], scorer: Any, golden: Sequence[Seq
     """`information_gain` on recorded token ids: C_t^real is the trajectory's own token
     sequence (chat template, spliced observations and all) up to the end of step t's block;
     C_t^rand,j is the same prefix with only that block replaced by the block of a step of
-    another question (documents and refinement jointly, from the batch-wide pool; a step is
-    skipped when the batch holds no other question). Each context is followed by
+    another step (documents and refinement jointly, from the batch-wide pool), never one whose
+    token ids equal step t's own block (content, not question id: two questions can retrieve
+    the same passages, and sibling rollouts usually do); a step is skipped when no other
+    block is left. Each context is followed by
     the ids of "\\n<answer> " and scored on the gold answer's ids.
 
     `scorer` needs `chat.encode` and `score_ids(pairs)` (hf); a text-only scorer gets the
@@ -284,7 +289,6 @@ def information_gain_ids(trajs: Sequence[Any], scorer: Any, golden: Sequence[Seq
     chat = scorer.chat
     agg = {"mean": np.mean, "sum": np.sum, "max": np.max}[aggregate]
     parsed = [token_steps(t, chat.decode) for t in trajs]
-    question = [t.task_id if t.task_id is not None else t.group_id for t in trajs]
     pool = [(i, k, s.block) for i, (_, steps) in enumerate(parsed) for k, s in enumerate(steps)
             if len(s.doc_text) >= min_doc_chars]
     rng = np.random.default_rng(seed)
@@ -292,9 +296,9 @@ def information_gain_ids(trajs: Sequence[Any], scorer: Any, golden: Sequence[Seq
     jobs: list[tuple[int, int, list[list[int]]]] = []
     for i, (ids, steps) in enumerate(parsed):
         for k, s in enumerate(steps):
-            # blocks of *other questions* (the README's C^rand): a sibling rollout of the same
-            # question often retrieved the very same documents, which would make IG ≡ 0
-            others = [p for p in pool if question[p[0]] != question[i]]
+            # blocks that differ from the real one in content (the released code drops
+            # identical pairs): an identical block would make that baseline term IG ≡ 0
+            others = [p for p in pool if p[2] != s.block]
             if len(s.doc_text) < min_doc_chars or not others:
                 continue
             picks = rng.choice(len(others), size=n_random, replace=len(others) < n_random)

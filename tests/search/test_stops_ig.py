@@ -80,11 +80,13 @@ def test_ig_contexts_are_the_recorded_ids_with_only_the_block_swapped(tiny_polic
         assert chat.decode(ids[:end]).startswith("<|im_start|>user\n")
         block = chat.decode(step.block)
         assert block.startswith("\n<documents>") and block.endswith("</refine>") == step.has_refine
-        for ctx, _ in randoms:  # the same prefix, another question's (documents, refine)
+        for ctx, _ in randoms:  # the same prefix, another step's (documents, refine)
             assert ctx[:step.docs_start] == ids[:step.docs_start] and ctx[-len(tail):] == tail
             swapped.append(ctx != real)
     assert any(s.has_refine for _, s in steps)  # the joint swap really moves a refinement
-    assert sum(swapped) >= len(swapped) // 2  # identical blocks happen (same bad query), rarely
+    # the baseline never uses a block token-identical to the real one (the same bad query
+    # in a sibling rollout retrieves the same documents): content decides, not question id
+    assert swapped and all(swapped)
     rows = [r for res in results for r in res["steps"]]
     assert all(r["ig"] is not None and r["logp_real"] < 0 for r in rows)
 
