@@ -11,7 +11,7 @@ import typer
 def serve_env(
     env_id: Annotated[str, typer.Argument(help="registered environment id, e.g. envgym/TimeSeries-v0")],
     host: Annotated[str, typer.Option(help="interface to bind (loopback unless you mean it)")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free one)")] = 8000,
     env_arg: Annotated[Optional[list[str]], typer.Option(
         "--env-arg", help="KEY=VALUE passed to make (JSON values parsed).")] = None,
     max_sessions: Annotated[int, typer.Option(min=1, help="concurrent /ws sessions")] = 32,
@@ -19,17 +19,16 @@ def serve_env(
         min=0.001, help="seconds before an idle session is closed and its slot freed")] = 300.0,
     ping_interval: Annotated[float, typer.Option(
         min=0.1, help="WebSocket ping period; a peer silent for as long is dropped")] = 20.0,
+    shutdown_timeout: Annotated[float, typer.Option(
+        min=0.0, help="seconds SIGTERM waits for in-flight steps before exiting")] = 10.0,
     package: Annotated[Optional[Path], typer.Option(
         help="write openenv.yaml, Dockerfile and README.md into this folder and exit")] = None,
 ) -> None:
     """Serve an environment over OpenEnv's HTTP/WebSocket API (openenv-core's server)."""
-    from rich.console import Console
-
     from envgym.cli import parse_env_args
     from envgym.errors import EnvGymError
     from envgym.registration import spec
 
-    err = Console(stderr=True)
     kwargs = parse_env_args(env_arg)
     try:
         spec(env_id)
@@ -45,6 +44,6 @@ def serve_env(
 
     config = ServerConfig(env_id, kwargs, max_sessions=max_sessions, idle_timeout=idle_timeout,
                           ping_interval=ping_interval)
-    err.print(f"serving {env_id} over OpenEnv on http://{host}:{port} "
-              f"(ws /ws, up to {max_sessions} sessions)")
-    serve(config, host=host, port=port)
+    serve(config, host=host, port=port, shutdown_timeout=shutdown_timeout,
+          ready=f"serving {env_id} over OpenEnv on http://{host}:{{port}} "
+                f"(ws /ws, up to {max_sessions} sessions)")

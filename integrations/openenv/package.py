@@ -39,8 +39,41 @@ def manifest(env_id: str, description: str) -> str:
     return "".join(f"{k}: {json.dumps(v)}\n" for k, v in lines.items())  # JSON scalars are YAML
 
 
+def plugin_requirement(env_id: str) -> str | None:
+    """The pip requirement of the distribution that registers `env_id`, when it is not envgym
+    itself (a plugin): its name and installed version, found from the entry point's module."""
+    from importlib.metadata import packages_distributions, version
+
+    import envgym
+    from envgym.errors import InvalidConfig
+
+    entry = envgym.spec(env_id).entry_point
+    module = entry.partition(":")[0] if isinstance(entry, str) else entry.__module__
+    top = module.split(".")[0]
+    if top == "envgym":
+        return None
+    dists = packages_distributions().get(top, [])
+    if not dists:
+        raise InvalidConfig(
+            f"{env_id} comes from module {module!r}, which no installed distribution provides, "
+            "so an image could not install it: make it a pip-installable package (with an "
+            "`envgym.environments` entry point) and install it, then package again.")
+    return f"{dists[0]}=={version(dists[0])}"
+
+
+def _plugin_lines(requirement: str | None) -> str:
+    if requirement is None:
+        return ""
+    return (f"# The plugin that registers this environment (a wheel or path works too:\n"
+            f"# --build-arg PLUGIN_SPEC=./dist/plugin.whl after COPYing it in).\n"
+            f"ARG PLUGIN_SPEC=\"{requirement}\"\n"
+            f"RUN pip install --no-cache-dir \"$PLUGIN_SPEC\" \\\n"
+            f"    && python -c \"import envgym; envgym.spec('$ENVGYM_ENV_ID')\"\n")
+
+
 def dockerfile(env_id: str, env_kwargs: dict[str, Any]) -> str:
     args = json.dumps(json.dumps(env_kwargs, sort_keys=True))
+    plugin = _plugin_lines(plugin_requirement(env_id))
     return f"""\
 # {env_id} as an OpenEnv environment (written by `envgym serve-env --package`).
 # Build: docker build -t {_name(env_id).replace('_', '-')} .   (ENVGYM_SPEC picks the envgym to
@@ -51,13 +84,15 @@ RUN apt-get update && apt-get install -y --no-install-recommends curl g++ bubble
     && rm -rf /var/lib/apt/lists/*
 RUN pip install --no-cache-dir torch --index-url https://download.pytorch.org/whl/cpu \\
     && pip install --no-cache-dir "$ENVGYM_SPEC"
-RUN useradd --create-home envgym
-USER envgym
 ENV ENVGYM_ENV_ID="{env_id}" ENVGYM_ENV_ARGS={args} ENVGYM_MAX_SESSIONS=32 \\
     ENVGYM_IDLE_TIMEOUT=300 HF_HUB_OFFLINE=1
+{plugin}RUN useradd --create-home envgym
+USER envgym
 EXPOSE {PORT}
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \\
-    CMD curl -f http://localhost:{PORT}/health || exit 1
+    CMD curl -s -o /dev/null -w "%{{http_code}}" http://localhost:{PORT}/health \\
+        | grep -qE "200|503" || exit 1
+# (/health answers 503 while every session slot is taken: full is not unhealthy.)
 # Inside the container the server must listen on every interface; publish the port on the
 # host's loopback (docker run -p 127.0.0.1:{PORT}:{PORT} ...) unless you mean to expose it.
 CMD ["uvicorn", "envgym.integrations.openenv.app:app", "--host", "0.0.0.0", "--port", "{PORT}", \\

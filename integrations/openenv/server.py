@@ -220,10 +220,16 @@ def _probe(env_id: str, env_kwargs: dict[str, Any]) -> tuple[list[dict[str, Any]
 
 
 def build_app(config: ServerConfig) -> Any:
-    """The FastAPI app: openenv-core's `create_app` over `ServedEnvironment` sessions."""
+    """The FastAPI app: openenv-core's `HTTPEnvServer` routes over `ServedEnvironment`
+    sessions, behind `guard.WebSocketGuard`, with a `/health` that counts sessions."""
+    from fastapi import FastAPI
+    from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
-    from openenv.core.env_server.http_server import create_app
+    from openenv.core.env_server.http_server import HTTPEnvServer
+    from starlette.exceptions import HTTPException
     from openenv.core.env_server.types import ConcurrencyConfig
+
+    from envgym.integrations.openenv.guard import WebSocketGuard, truncate
 
     from envgym.integrations.openenv import models
 
@@ -236,10 +242,36 @@ def build_app(config: ServerConfig) -> Any:
     action_cls = models.action_class(base, config.env_id, tools)
     observation_cls = models.MultiAgentObservation if multi else models.EnvgymObservation
     factory = functools.partial(ServedEnvironment, config.env_id, config.env_kwargs, tools, multi)
-    app = create_app(factory, action_cls, observation_cls, env_name=config.env_id,
-                     concurrency_config=ConcurrencyConfig(
-                         max_concurrent_envs=config.max_sessions,
-                         session_timeout=config.idle_timeout))
+    app = FastAPI(title=f"envgym {config.env_id} (OpenEnv)")
+    server = HTTPEnvServer(factory, action_cls, observation_cls, concurrency_config=(
+        ConcurrencyConfig(max_concurrent_envs=config.max_sessions,
+                          session_timeout=config.idle_timeout)))
+    server.register_routes(app)
+    app.router.routes[:] = [r for r in app.router.routes if getattr(r, "path", "") != "/health"]
+    app.state.env_server = server
+
+    @app.get("/health")
+    async def health() -> Any:
+        """Sessions in use and the cap; 503 when full, so a balancer sends the next elsewhere."""
+        active, cap = server.active_sessions, server.max_concurrent_envs
+        full = active >= cap
+        return JSONResponse(status_code=503 if full else 200, content={
+            "status": "full" if full else "healthy", "sessions": {"active": active, "max": cap}})
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Any, exc: RequestValidationError) -> Any:
+        from fastapi.encoders import jsonable_encoder
+        return JSONResponse(status_code=422,
+                            content={"detail": truncate(jsonable_encoder(exc.errors()))})
+
+    @app.exception_handler(HTTPException)
+    async def _http_error(_request: Any, exc: HTTPException) -> Any:
+        """FastAPI's own answer, with echoed values cut (openenv's /step 422 echoes them)."""
+        from fastapi.encoders import jsonable_encoder
+        return JSONResponse(status_code=exc.status_code, headers=exc.headers,
+                            content={"detail": truncate(jsonable_encoder(exc.detail))})
+
+    app.add_middleware(WebSocketGuard)
 
     @app.exception_handler(EnvGymError)
     async def _envgym_error(_request: Any, exc: EnvGymError) -> Any:
@@ -251,11 +283,14 @@ def build_app(config: ServerConfig) -> Any:
 
 
 def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000,
-          log_level: str = "warning") -> None:
-    """Run the server until interrupted (uvicorn; pings drop half-open WebSockets)."""
-    import uvicorn
+          log_level: str = "warning", shutdown_timeout: float = 10.0,
+          ready: str | None = None) -> None:
+    """Run the server until SIGTERM/SIGINT (pings drop half-open WebSockets). On SIGTERM it
+    stops accepting, closes every session with 1012 (uvicorn's "service restart"), waits up
+    to `shutdown_timeout` for in-flight steps, and exits 0."""
+    from envgym.serving import run_server
 
-    app = build_app(config)
-    uvicorn.run(app, host=host, port=port, log_level=log_level,
-                ws_ping_interval=config.ping_interval, ws_ping_timeout=config.ping_interval,
-                ws_max_size=config.ws_max_size, timeout_keep_alive=5)
+    run_server(build_app(config), host=host, port=port, log_level=log_level,
+               shutdown_timeout=shutdown_timeout, ready=ready,
+               ws_ping_interval=config.ping_interval, ws_ping_timeout=config.ping_interval,
+               ws_max_size=config.ws_max_size, timeout_keep_alive=5)

@@ -515,3 +515,128 @@ def test_the_published_image_entrypoint_serves(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+# ---- serve-env under faults: health, frames, echoes, normal closes, SIGTERM -------------------
+
+
+def test_health_counts_sessions_and_is_503_when_full(thread_server):
+    from websockets.sync.client import connect
+
+    server = _one_slot_server(thread_server, idle_timeout=600)
+    idle = http.get(f"{server.url}/health")
+    assert idle.status_code == 200 and idle.json()["sessions"] == {"active": 0, "max": 1}
+    with connect(server.url.replace("http", "ws") + "/ws") as ws:
+        ws.send(json.dumps({"type": "reset", "data": {"seed": 0}}))
+        assert json.loads(ws.recv(timeout=60))["type"] == "observation"
+        full = http.get(f"{server.url}/health")
+        assert full.status_code == 503
+        assert full.json() == {"status": "full", "sessions": {"active": 1, "max": 1}}
+    _eventually(lambda: http.get(f"{server.url}/health").status_code == 200, 20)
+    assert _can_reset(server.url)
+
+
+def test_binary_and_non_object_frames_get_a_clear_error_and_the_session_lives(thread_server):
+    from websockets.sync.client import connect
+
+    server = _one_slot_server(thread_server, idle_timeout=600)
+    with connect(server.url.replace("http", "ws") + "/ws", max_size=None) as ws:
+        def send(raw) -> dict:
+            ws.send(raw)
+            return json.loads(ws.recv(timeout=60))
+
+        binary = send(b"\x00\x01{}")
+        assert binary["data"]["code"] == "INVALID_FRAME" and "binary" in binary["data"]["message"]
+        for raw, kind in (("[1, 2]", "list"), ('"reset"', "str"), ("7", "int")):
+            error = send(raw)["data"]
+            assert error["code"] == "INVALID_FRAME" and f"JSON {kind}" in error["message"]
+        assert send(json.dumps({"type": "reset", "data": {"seed": 1}}))["type"] == "observation"
+        huge = send(json.dumps({"type": "step", "data": {"content": "x" * 1_000_000}}))
+        assert huge["data"]["code"] == "VALIDATION_ERROR"
+        echoed = json.dumps(huge)
+        assert len(echoed) < 5_000 and "[1000000 chars]" in echoed
+        assert send(json.dumps({"type": "step", "data": {"content": ZOOM}}))["type"] == "observation"
+    r = http.post(f"{server.url}/step", json={"action": {"content": "x" * 1_000_000}})
+    assert r.status_code == 422 and len(r.text) < 5_000 and "[1000000 chars]" in r.text
+    assert http.get(f"{server.url}/health").status_code == 200
+
+
+def test_normal_session_ends_log_no_traceback(thread_server):
+    import logging
+
+    from websockets.sync.client import connect
+
+    server = _one_slot_server(thread_server, idle_timeout=600)
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = logging.getLogger("uvicorn.error")  # after uvicorn configured its logging
+    logger.addHandler(handler)
+    try:
+        for ending in ("close message", "close message, no wait", "socket close") * 3:
+            ws = connect(server.url.replace("http", "ws") + "/ws")
+            ws.send(json.dumps({"type": "reset", "data": {"seed": 0}}))
+            ws.recv(timeout=60)
+            if ending.startswith("close message"):
+                ws.send(json.dumps({"type": "close", "data": {}}))
+                if ending == "close message":
+                    time.sleep(0.1)
+            ws.close()
+            _eventually(lambda: http.get(f"{server.url}/health").status_code == 200, 20)
+        time.sleep(0.3)
+    finally:
+        logger.removeHandler(handler)
+    assert [r.getMessage() for r in records if r.levelno >= logging.ERROR] == []
+
+
+def test_package_of_a_plugin_environment_installs_the_plugin(tmp_path, monkeypatch):
+    from envgym.errors import InvalidConfig
+    from envgym.integrations.openenv.package import write_package
+    from envgym.registration import _REGISTRY, register
+
+    site = tmp_path / "site"
+    (site / "plugtest_envs").mkdir(parents=True)
+    (site / "plugtest_envs" / "__init__.py").write_text("")
+    meta = site / "plugtest_envs-1.2.3.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: plugtest-envs\n"
+                                   "Version: 1.2.3\n")
+    (meta / "top_level.txt").write_text("plugtest_envs\n")
+    monkeypatch.syspath_prepend(str(site))
+    register("plugtest/Echo-v0", entry_point="plugtest_envs:Echo")
+    register("plugtest/Loose-v0", entry_point="no_such_dist_module:Env")
+    try:
+        write_package("plugtest/Echo-v0", tmp_path / "pkg")
+        docker = (tmp_path / "pkg" / "Dockerfile").read_text()
+        assert 'ARG PLUGIN_SPEC="plugtest-envs==1.2.3"' in docker
+        install = docker.index('pip install --no-cache-dir "$PLUGIN_SPEC"')
+        assert docker.index('pip install --no-cache-dir "$ENVGYM_SPEC"') < install
+        assert install < docker.index("USER envgym")  # installed as root, before the drop
+        builtin = (write_package(ENV, tmp_path / "own")[1]).read_text()
+        assert "PLUGIN_SPEC" not in builtin
+        with pytest.raises(InvalidConfig, match="no installed distribution"):
+            write_package("plugtest/Loose-v0", tmp_path / "loose")
+    finally:
+        _REGISTRY.pop("plugtest/Echo-v0", None)
+        _REGISTRY.pop("plugtest/Loose-v0", None)
+
+
+def test_serve_env_sigterm_closes_sessions_and_exits_zero(tmp_path):
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    from tests.server_process import ServerProcess
+
+    server = ServerProcess(["serve-env", ENV, "--max-sessions", "2", "--shutdown-timeout", "3"],
+                           tmp_path / "log")
+    try:
+        assert http.get(f"{server.url}/health").json()["sessions"]["max"] == 2
+        ws = connect(server.url.replace("http", "ws") + "/ws")
+        ws.send(json.dumps({"type": "reset", "data": {"seed": 0}}))
+        assert json.loads(ws.recv(timeout=60))["type"] == "observation"
+    finally:
+        code, _ = server.terminate(timeout=30)
+    with pytest.raises(ConnectionClosed) as closed:
+        ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+    assert code == 0 and "Traceback" not in server.text(), server.text()
