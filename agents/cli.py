@@ -30,6 +30,10 @@ def serve_policy(
 ) -> None:
     """Serve a local policy as an OpenAI-compatible API with token ids and log-probs."""
     from envgym.agents.policies.server import serve
+    kind, _, path = spec.partition(":")
+    if kind in ("hf", "vllm") and path:  # a typo'd Hub name: one line, not minutes of retries
+        from envgym.hub import check_model_source
+        check_model_source(path)
     serve(spec, host=host, port=port, max_tokens_limit=max_tokens_limit,
           max_prompt_tokens=max_prompt_tokens, chunk_tokens=chunk_tokens, max_batch=max_batch,
           shutdown_timeout=shutdown_timeout)

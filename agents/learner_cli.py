@@ -36,8 +36,12 @@ def train(config: Optional[Path] = typer.Argument(
         return
     if config is None:
         raise typer.BadParameter("give a CONFIG (or --print-config)", param_hint="CONFIG")
+    cfg = load_config(config)
+    if cfg.model.policy != "tiny":  # a typo'd Hub name: one line now, not a minute of retries
+        from envgym.hub import check_model_source
+        check_model_source(cfg.model.policy, what="[model] policy")
     try:
-        result = run(load_config(config), resume=resume, overwrite=overwrite)
+        result = run(cfg, resume=resume, overwrite=overwrite)
     except TrainingInterrupted as e:
         typer.echo(str(e).split("Resume with:")[0] + f"Resume with: envgym train {config} --resume",
                    err=True)

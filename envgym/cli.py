@@ -298,30 +298,46 @@ def _check_env_kwargs(env: str, kwargs: dict[str, Any]) -> None:
     """Every `--env-arg` key must be a constructor argument: a typo would otherwise fail
     every episode (or be swallowed) only after the run started."""
     import difflib
-    import inspect
 
     from envgym.registration import load_entry_point, make, spec as env_spec
 
-    creator = load_entry_point(env_spec(env).entry_point)
-    try:
-        params = inspect.signature(creator).parameters
-    except (TypeError, ValueError):  # no introspectable signature: ask the constructor
-        params = None
-    if params is None or any(p.kind is p.VAR_KEYWORD for p in params.values()):
+    known = _constructor_keys(load_entry_point(env_spec(env).entry_point))
+    if known is None:  # **kwargs we cannot follow: ask the constructor itself
         try:
             probe = make(env, **kwargs)
         except TypeError as e:
             raise typer.BadParameter(f"{env}: {e}", param_hint="--env-arg") from None
         getattr(probe, "close", lambda: None)()
         return
-    known = sorted(n for n, p in params.items()
-                   if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and n != "self")
     for key in kwargs:
         if key not in known:
             close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
             hint = f" Did you mean {close[0]!r}?" if close else ""
             raise typer.BadParameter(f"{env} takes no argument {key!r}.{hint} It takes: "
                                      f"{', '.join(known) or 'none'}", param_hint="--env-arg")
+
+
+def _constructor_keys(creator: Any) -> list[str] | None:
+    """The keyword arguments `creator` accepts, following `**kwargs` up a class's MRO (an
+    env's `**kwargs` go to its base class); None where they lead somewhere unseen."""
+    import inspect
+
+    if isinstance(creator, type):
+        inits = [vars(c)["__init__"] for c in creator.__mro__
+                 if c is not object and "__init__" in vars(c)]
+    else:
+        inits = [creator]
+    keys: set[str] = set()
+    for init in inits:
+        try:
+            params = inspect.signature(init).parameters.values()
+        except (TypeError, ValueError):
+            return None
+        keys |= {p.name for p in params if p.name != "self"
+                 and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            return sorted(keys)
+    return None if inits else []
 
 
 def _normalized_spec(value: str) -> str:
@@ -375,6 +391,13 @@ def _check_writable(path: Path) -> None:
     parent = path.parent if str(path.parent) else Path(".")
     try:
         parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as e:  # a file where a folder should be, somewhere above
+        raise typer.BadParameter(f"cannot write {path}: {e.filename} is not a directory",
+                                 param_hint="--out") from None
+    except OSError as e:
+        raise typer.BadParameter(f"cannot write {path}: {e.strerror or e}",
+                                 param_hint="--out") from None
+    try:
         existed = path.exists()
         with open(path, "a", encoding="utf-8"):
             pass

@@ -104,17 +104,20 @@ def _reason(error: str) -> str:
 
 def evaluate(env_id: str, policy: str, *, episodes: int, k: int = 1, samples: int | None = None,
              seed: int = 0, env_kwargs: dict[str, Any] | None = None, out: str | None = None,
-             progress: bool = False, workers: int = 0, run: Any = None) -> dict[str, Any]:
-    """Run and aggregate; `samples` attempts per task (default k)."""
+             progress: bool = False, workers: int = 0, run: Any = None,
+             sampling: Any = None) -> dict[str, Any]:
+    """Run and aggregate; `samples` attempts per task (default k); `sampling` (a
+    `SamplingParams`) overrides the engine's temperature / max_tokens."""
     trajectories = run_episodes(env_id, policy, episodes=episodes, group_size=samples or k,
                                 seed=seed, env_kwargs=env_kwargs, out=out, progress=progress,
-                                workers=workers, run=run)
+                                workers=workers, run=run, sampling=sampling)
     return aggregate(env_id, policy, trajectories, k)
 
 
 def run_episodes(env_id: str, policy: Any, *, episodes: int, group_size: int = 1, seed: int = 0,
                  env_kwargs: dict[str, Any] | None = None, out: str | None = None,
-                 progress: bool = False, workers: int = 0, run: Any = None) -> list[Trajectory]:
+                 progress: bool = False, workers: int = 0, run: Any = None,
+                 sampling: Any = None) -> list[Trajectory]:
     """Episodes of `policy` on `env_id` through the rollout engine; trajectories stream to `out`.
 
     `policy` is a spec string (`hf:`, `openai:`, `vllm:`, `scripted:`), a loaded policy, or
@@ -126,7 +129,7 @@ def run_episodes(env_id: str, policy: Any, *, episodes: int, group_size: int = 1
     from envgym.rollout import collect, collect_multi
 
     options = dict(episodes=episodes, group_size=group_size, seed=seed, env_kwargs=env_kwargs,
-                   writer=out, progress=progress)
+                   writer=out, progress=progress, sampling=sampling)
     multi = spec(env_id).multi_agent
     if not multi and isinstance(policy, dict):
         raise ValueError(f"{env_id} is single-agent: pass one --policy SPEC")

@@ -120,7 +120,7 @@ def test_aggregate_scores_completed_episodes_only():
     (["-k", "3", "--samples", "2"], "fewer than -k"),
     (["--max-error-rate", "1.5"], "--max-error-rate"),
     (["--seed", "-1"], "--seed"),
-    (["--out", "/nonexistent-dir/x.jsonl"], "does not exist"),
+    (["--out", "/proc/no-such-dir/x.jsonl"], "cannot write"),  # not creatable, even as root
     (["--out", "."], "is a directory"),
     (["--env", "envgym/TimeSerie-v0"], "Did you mean"),
     (["--policy", "oracle"], "not a policy spec"),
@@ -141,9 +141,10 @@ def test_bad_eval_arguments_fail_with_a_clear_message(args, message):
 
 
 def test_rollout_command_checks_its_out_path_before_running(tmp_path):
+    (tmp_path / "a-file").write_text("")
     result = runner.invoke(app, ["rollout", "--env", "envgym/TimeSeries-v0", "--policy",
-                                 "scripted:random", "--out", str(tmp_path / "no" / "r.jsonl")])
-    assert result.exit_code == 2 and "does not exist" in result.output
+                                 "scripted:random", "--out", str(tmp_path / "a-file" / "r.jsonl")])
+    assert result.exit_code == 2 and "cannot write" in result.output
     result = runner.invoke(app, ["rollout", "--env", "envgym/TimeSeries-v0", "--policy",
                                  "scripted:random", "--out", str(tmp_path / "r.jsonl"), "-g", "0"])
     assert result.exit_code == 2 and "--group-size" in result.output
