@@ -35,7 +35,7 @@ from envgym.agents.policies.server_params import (APIError, Limits, Request, che
 
 __all__ = ["create_app", "default_limits", "serve"]
 
-_DISCONNECT_POLL_S = 0.05
+_DISCONNECT_POLL_S = 0.2  # 32 waiting handlers polling faster cost real CPU
 
 
 def default_limits(policy: Any, max_tokens: int | None = None,

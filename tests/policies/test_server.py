@@ -368,3 +368,30 @@ def test_chunked_greedy_decoding_matches_one_call(tiny_policy):
     assert free.ids == whole.token_ids and free.finish == "length"
     assert free.logprobs == pytest.approx(whole.logprobs, abs=1e-4)
     assert cut.ids == direct.token_ids and cut.finish == "stop" and cut.stop_hit == stop
+
+
+def test_cli_is_ready_only_after_the_bind_and_drains_on_sigterm(tiny_dir, tmp_path):
+    """The ready line names a port that already answers; SIGTERM during a long request
+    answers it (503 at the deadline, or complete) and the process exits 0."""
+    from tests.server_process import ServerProcess
+
+    server = ServerProcess(["serve-policy", f"hf:{tiny_dir}", "--shutdown-timeout", "2",
+                            "--max-tokens-limit", "5000"], tmp_path / "log")
+    status: list[int] = []
+    try:
+        assert httpx.get(f"{server.url}/health", timeout=10).status_code == 200
+        r = httpx.post(f"{server.url}/v1/completions", json={"prompt": "hi", "max_tokens": 5001})
+        assert r.status_code == 400 and r.json()["error"]["param"] == "max_tokens"
+        long = threading.Thread(target=lambda: status.append(httpx.post(
+            f"{server.url}/v1/completions", timeout=60,
+            json={"prompt": "hello", "max_tokens": 5000, "temperature": 0}).status_code))
+        long.start()
+        for _ in range(200):
+            if httpx.get(f"{server.url}/health").json()["live_rows"]:
+                break
+            time.sleep(0.02)
+    finally:
+        code, _ = server.terminate(timeout=30)
+    long.join(30)
+    assert code == 0, server.text()
+    assert status in ([503], [200]) and "Traceback" not in server.text()
