@@ -1,22 +1,31 @@
-"""SLATE's claim, measured on envgym: truncated step sampling cuts the variance of step
-advantages by up to a factor T against outcome-level GRPO on the same questions.
+"""Variance of step advantages on envgym: SLATE's tree against two tree-free baselines.
+
+SLATE claims that truncated step sampling cuts the variance of step advantages by up to a
+factor T against outcome-level GRPO. This bench measures that variance for three estimators
+on the same questions, with the same k, and prints one JSON line per horizon T. It reports
+the numbers; it does not test why they differ.
 
 The policy is the offline tiny model after a short warm start on noisy scripted Search-v0
 demonstrations (an untrained tiny model writes no tags, so every reward would be the same
 invalid-action penalty). Rewards are Search-v0's with the rule judge: Eq. 3 per search step,
 Eq. 4 at the answer. For each horizon T (decisions per episode: B = T - 1 search steps, then
-the forced answer), on the same questions and with the same k:
+the forced answer):
 
-* SLATE: `envgym.tree.slate_trees` grows one tree per question with k siblings per step; the
-  `slate` credit (std off) gives A_j = r_{t,j} - mean_k r_t, the other steps held fixed;
-* GRPO: k full trajectories per question (`slate_trees` with one candidate per step, so the
-  forced answer is the same); the `grpo` credit (std off, Dr. GRPO) gives every step
-  A_i = R_i - mean_k R, R the sum of the step rewards.
+* `slate`: `envgym.tree.slate_trees` grows one tree per question with k siblings per step;
+  the `slate` credit (std off) gives A_j = r_{t,j} - mean_k r_t over siblings that share
+  their prefix;
+* `grpo`: k independent full trajectories per question (`slate_trees` with one candidate per
+  step, so the answer is forced after B as in the tree); the `grpo` credit (std off,
+  Dr. GRPO) gives every step A_i = R_i - mean_k R, R the sum of the step rewards;
+* `control`: the same independent trajectories, no tree; the `turn` credit with gamma = 0
+  (std off) gives A_{i,t} = r_{i,t} - mean r_t, the mean over the question's trajectories
+  that reached step t. It centres each step reward as SLATE does, but over trajectories
+  whose prefixes differ.
 
-Both are envgym's own estimators (`compute_credit`) on envgym rollouts. We print the
-variance of the per-step advantage of each, their ratio (SLATE's claim: up to T under i.i.d.
-steps; on a real policy the steps' rewards are correlated and the prefix is shared, so the
-measured ratio can exceed T) and how many estimates each rests on. One JSON line per T.
+All three are envgym's own estimators (`compute_credit`) on envgym rollouts. Each line holds
+the variance of the per-step advantage of each estimator, the ratios grpo/slate,
+grpo/control and control/slate, how many estimates each rests on, and the Pearson
+correlation of consecutive step rewards within the independent trajectories.
 
     python bench/credit_variance.py [--questions 12] [--k 5] [--horizons 1 2 4]
 """
@@ -43,6 +52,8 @@ from envgym.tree import slate_trees
 ENV = "envgym/Search-v0"
 JUDGED = {"judge": "rule"}
 MIX = {"oracle": 0.4, "heuristic": 0.3, "random": 0.3}
+# A_{i,t} = r_{i,t} - mean r_t per step index (gamma 0: the step reward, no future terms)
+CONTROL = {"mode": "return", "gamma": 0.0, "std_norm": False}
 
 
 def warm_policy(tmp: Path, episodes: int = 128, epochs: int = 8) -> HFPolicy:
@@ -57,12 +68,14 @@ def warm_policy(tmp: Path, episodes: int = 128, epochs: int = 8) -> HFPolicy:
 def step_advantages(trajs, chain: list[str], options: dict, tokenizer) -> np.ndarray:
     """One advantage per trained action turn (they are constant over a turn's tokens)."""
     batch = compute_credit(trajs, chain, options, tokenizer=tokenizer)
-    return np.array([float(a[0]) for row, mask in zip(batch.advantages, batch.turn_mask)
-                     for a, on in zip(row, mask) if on and a.size])
+    rows = zip(batch.advantages, batch.turn_mask, strict=True)
+    return np.array([float(a[0]) for row, mask in rows
+                     for a, on in zip(row, mask, strict=True) if on and a.size])
 
 
 def measure(policy: HFPolicy, horizon: int, questions: int, k: int, seed: int) -> dict:
-    """Both estimators at T = `horizon` decisions: B = T - 1 search steps, then the answer."""
+    """The three estimators at T = `horizon` decisions: B = T - 1 search steps, then the
+    forced answer."""
     budget = horizon - 1
     sampling = SamplingParams(max_tokens=48, temperature=1.0, seed=seed)
     common = {"first_seed": 1000, "n_tasks": questions, "budget": budget, "eta": 0.7,
@@ -70,29 +83,38 @@ def measure(policy: HFPolicy, horizon: int, questions: int, k: int, seed: int) -
     t0 = time.perf_counter()
     trees = slate_trees(ENV, policy, k=k, trees=1, **common)
     t_tree = time.perf_counter() - t0
-    t0 = time.perf_counter()  # k full trajectories per question: trees of one candidate
+    t0 = time.perf_counter()  # k independent trajectories per question: trees of one candidate
     full = [t for t in slate_trees(ENV, policy, k=1, trees=k, **common)
             if t.meta.get("final") and t.error is None]
     t_full = time.perf_counter() - t0
-    a_slate = step_advantages([t for t in trees if t.error is None], ["slate"],
-                              {"slate": {"std_norm": False}}, policy.tokenizer)
-    a_grpo = step_advantages(full, ["grpo"], {"grpo": {"std_norm": False}}, policy.tokenizer)
-    v_slate, v_grpo = float(a_slate.var()), float(a_grpo.var())
+    tok = policy.tokenizer
+    adv = {"slate": step_advantages([t for t in trees if t.error is None], ["slate"],
+                                    {"slate": {"std_norm": False}}, tok),
+           "grpo": step_advantages(full, ["grpo"], {"grpo": {"std_norm": False}}, tok),
+           "control": step_advantages(full, ["turn"], {"turn": CONTROL}, tok)}
+    var = {name: float(a.var()) for name, a in adv.items()}
     return {"bench": "credit_variance", "env": ENV, "judge": "rule", "T": horizon,
             "search_budget_B": budget, "k": k, "questions": questions,
-            "var_step_adv_slate": v_slate, "var_step_adv_grpo": v_grpo,
-            "variance_ratio_grpo_over_slate": v_grpo / v_slate if v_slate > 0 else float("nan"),
-            "claimed_up_to": horizon, "slate_estimates": int(a_slate.size),
-            "grpo_estimates": int(a_grpo.size),
-            "mean_decisions_grpo": float(np.mean([len(t.turns) for t in full])),
-            "step_reward_corr_grpo": _step_correlation(full),
-            "rollout_s_slate": round(t_tree, 2), "rollout_s_grpo": round(t_full, 2)}
+            **{f"var_step_adv_{name}": v for name, v in var.items()},
+            "variance_ratio_grpo_over_slate": _ratio(var["grpo"], var["slate"]),
+            "variance_ratio_grpo_over_control": _ratio(var["grpo"], var["control"]),
+            "variance_ratio_control_over_slate": _ratio(var["control"], var["slate"]),
+            "claimed_up_to": horizon,
+            **{f"{name}_estimates": int(a.size) for name, a in adv.items()},
+            "mean_decisions_independent": float(np.mean([len(t.turns) for t in full])),
+            "step_reward_corr_independent": _step_correlation(full),
+            "rollout_s_slate": round(t_tree, 2), "rollout_s_independent": round(t_full, 2)}
+
+
+def _ratio(num: float, den: float) -> float:
+    return num / den if den > 0 else float("nan")
 
 
 def _step_correlation(trajs) -> float | None:
-    """Correlation of consecutive step rewards within a trajectory: above 0, a return's
-    variance exceeds the sum of its steps' (why a measured ratio can pass T)."""
-    pairs = [(a.reward, b.reward) for t in trajs for a, b in zip(t.turns, t.turns[1:])]
+    """Pearson correlation of consecutive step rewards (r_t, r_{t+1}) within a trajectory,
+    pooled over trajectories; None when there are too few pairs or no spread."""
+    pairs = [(a.reward, b.reward) for t in trajs
+             for a, b in zip(t.turns[:-1], t.turns[1:], strict=True)]
     if len(pairs) < 3:
         return None
     x, y = np.array(pairs).T
@@ -111,7 +133,8 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         policy = warm_policy(Path(tmp))
         for horizon in args.horizons:
-            print(json.dumps(measure(policy, horizon, args.questions, args.k, args.seed)), flush=True)
+            row = measure(policy, horizon, args.questions, args.k, args.seed)
+            print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":
