@@ -127,6 +127,13 @@ class RolloutConfig(_Strict):
     """Tokens per turn (per generated action)."""
     temperature: float = Field(1.0, gt=0)
     """Sampling temperature of training rollouts (also used for the log-probs)."""
+    controller_temperature: float | None = Field(None, gt=0)
+    """`hierarchical` (ARTIST: 1.0): the temperature of the controller's turns; None:
+    `temperature`. Each turn records the temperature it was sampled at, and the learner's
+    log-probs (old, new, reference) use that one."""
+    reasoner_temperature: float | None = Field(None, gt=0)
+    """`hierarchical` (ARTIST: 0.7): the temperature of the reasoner's answers (the N
+    samples of each controller rollout); None: `temperature`."""
     top_p: float = Field(1.0, gt=0, le=1)
     """Nucleus sampling of training rollouts; 1 samples the whole distribution."""
     eval_temperature: float = Field(0.0, ge=0)
@@ -280,6 +287,11 @@ class TrainConfig(_Strict):
         if "hierarchical" in self.credit and self.rollout.reasoner_samples < 2:
             raise ValueError("the `hierarchical` credit needs rollout.reasoner_samples >= 2 "
                              "(ARTIST: 6): with 1 every reasoner advantage is 0")
+        roles_t = (self.rollout.controller_temperature, self.rollout.reasoner_temperature)
+        if roles_t != (None, None) and "hierarchical" not in self.credit:
+            raise ValueError("rollout.controller_temperature / reasoner_temperature are per-role "
+                             "temperatures: they need the `hierarchical` credit, whose rollouts "
+                             "have those roles (else set rollout.temperature)")
         if self.ppo.role_sum and "hierarchical" not in self.credit:
             raise ValueError("ppo.role_sum sums the controller and reasoner losses: it needs "
                              "the `hierarchical` credit, whose turns carry those roles")

@@ -120,6 +120,8 @@ def _default(field: Any) -> str:
     value = field.get_default(call_default_factory=True)
     if isinstance(value, BaseModel):
         return "(section)"
+    if value is None:  # optional, unset: TOML has no null, the key is left out
+        return "unset"
     if isinstance(value, Path):
         value = str(value)
     return "`" + _value(value) + "`"

@@ -96,7 +96,10 @@ class TokenBatch:
     """Right-padded training sequences: observation and action tokens of whole trajectories.
 
     `loss_mask` is 1 exactly on trained action tokens; `advantages` and `sample_logprobs`
-    (the rollout backend's) are aligned with `input_ids` and 0 elsewhere.
+    (the rollout backend's) are aligned with `input_ids` and 0 elsewhere. `temperatures`,
+    where given, is the temperature each action token was sampled at (`Turn.temperature`;
+    ARTIST samples its two roles at two), 0 where unknown: the log-probs of a token are
+    computed at its own temperature, so they are of the distribution that sampled it.
     """
 
     input_ids: torch.Tensor
@@ -104,15 +107,29 @@ class TokenBatch:
     loss_mask: torch.Tensor
     advantages: torch.Tensor
     sample_logprobs: torch.Tensor
+    temperatures: torch.Tensor | None = None
 
     def __len__(self) -> int:
         return self.input_ids.shape[0]
 
     def select(self, rows: torch.Tensor | list[int]) -> TokenBatch:
-        return TokenBatch(*(getattr(self, f)[rows] for f in self.__dataclass_fields__))
+        return TokenBatch(*(_rows(getattr(self, f), rows) for f in self.__dataclass_fields__))
 
     def to(self, device: Any) -> TokenBatch:
-        return TokenBatch(*(getattr(self, f).to(device) for f in self.__dataclass_fields__))
+        return TokenBatch(*(None if (v := getattr(self, f)) is None else v.to(device)
+                            for f in self.__dataclass_fields__))
+
+    def token_temperatures(self, default: float) -> torch.Tensor | float:
+        """Per-token temperatures with `default` where none was recorded; `default` itself
+        when no token recorded one (the plain scalar path)."""
+        if self.temperatures is None or not bool((self.temperatures > 0).any()):
+            return default
+        return torch.where(self.temperatures > 0, self.temperatures,
+                           torch.full_like(self.temperatures, float(default or 1.0)))
+
+
+def _rows(value: torch.Tensor | None, rows: torch.Tensor | list[int]) -> torch.Tensor | None:
+    return None if value is None else value[rows]
 
 
 def build_batch(trajs: list[Trajectory], advantages: list[list[np.ndarray]] | None = None,
@@ -122,7 +139,7 @@ def build_batch(trajs: list[Trajectory], advantages: list[list[np.ndarray]] | No
     ids (scripted, chat APIs) cannot be trained and raise."""
     rows = []
     for i, traj in enumerate(trajs):
-        ids, mask, adv, lps = [], [], [], []
+        ids, mask, adv, lps, temps = [], [], [], [], []
         for t, turn in enumerate(traj.turns):
             n = len(turn.action_token_ids)
             if turn.action and not n:
@@ -134,21 +151,31 @@ def build_batch(trajs: list[Trajectory], advantages: list[list[np.ndarray]] | No
             mask += [0] * len(turn.obs_token_ids) + [int(on)] * n
             adv += [0.0] * len(turn.obs_token_ids) + list(map(float, a))
             lps += [0.0] * len(turn.obs_token_ids) + (list(turn.action_logprobs) or [0.0] * n)
-        rows.append((ids, mask, adv, lps))
+            temps += [0.0] * len(turn.obs_token_ids) + [_logprob_temperature(turn)] * n
+        rows.append((ids, mask, adv, lps, temps))
     width = max([1] + [len(r[0]) for r in rows])
     if max_len is not None:
         width = min(width, max_len)
     out = [torch.zeros(len(rows), width, dtype=d) for d in
-           (torch.long, torch.long, torch.float32, torch.float32, torch.float32)]
+           (torch.long, torch.long, torch.float32, torch.float32, torch.float32, torch.float32)]
     out[0].fill_(pad_id)
-    for i, (ids, mask, adv, lps) in enumerate(rows):
+    for i, (ids, mask, adv, lps, temps) in enumerate(rows):
         n = min(len(ids), width)
         out[0][i, :n] = torch.tensor(ids[:n])
         out[1][i, :n] = 1
         out[2][i, :n] = torch.tensor(mask[:n], dtype=torch.float32)
         out[3][i, :n] = torch.tensor(adv[:n])
         out[4][i, :n] = torch.tensor(lps[:n])
+        out[5][i, :n] = torch.tensor(temps[:n])
     return TokenBatch(*out)
+
+
+def _logprob_temperature(turn: Any) -> float:
+    """The temperature of a turn's sampling log-probs: its recorded one (greedy reports
+    log-probs at 1), 0 when it recorded none (the learner then uses its default)."""
+    if turn.temperature is None:
+        return 0.0
+    return float(turn.temperature) if turn.temperature > 0 else 1.0
 
 
 def token_logprobs(model: Any, batch: TokenBatch, temperature: float = 1.0,
@@ -156,14 +183,17 @@ def token_logprobs(model: Any, batch: TokenBatch, temperature: float = 1.0,
                    ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """log p(ids[t] | ids[:t]) per position (0 at t = 0 and wherever nothing is computed), and
     optionally the entropy there. `at_loss_only` projects to the vocabulary only where
-    `loss_mask` is 1 (every other position is 0); else at every real token.
+    `loss_mask` is 1 (every other position is 0); else at every real token. Tokens whose
+    sampling temperature the batch records (`batch.temperatures`) are scored at it, the
+    rest at `temperature`.
 
     `model` is a `LogprobModel` (possibly inside DDP/FSDP, so their hooks run) or a plain
     causal LM, which is wrapped on the fly (fp32, no autocast)."""
     if not isinstance(model, LogprobModel) and not isinstance(unwrap_once(model), LogprobModel):
         model = LogprobModel(model)
     where = batch.loss_mask if at_loss_only else batch.attention_mask
-    return model(batch.input_ids, batch.attention_mask, where, temperature, with_entropy)
+    return model(batch.input_ids, batch.attention_mask, where,
+                 batch.token_temperatures(temperature), with_entropy)
 
 
 def unwrap_once(model: Any) -> Any:
@@ -192,8 +222,10 @@ class LogprobModel(torch.nn.Module):
         self.compute_dtype, self.disable_adapter, self.chunk = compute_dtype, disable_adapter, chunk
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                where: torch.Tensor, temperature: float = 1.0, with_entropy: bool = False
-                ) -> tuple[torch.Tensor, torch.Tensor | None]:
+                where: torch.Tensor, temperature: float | torch.Tensor = 1.0,
+                with_entropy: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """`temperature`: one for every token, or per position `[B, T]` (that of the token
+        at each position)."""
         import contextlib
 
         adapters = self.module.disable_adapter() if self.disable_adapter else contextlib.nullcontext()
@@ -215,6 +247,8 @@ class LogprobModel(torch.nn.Module):
             hidden = decoder(input_ids=input_ids, attention_mask=attention_mask,
                              position_ids=positions, use_cache=False).last_hidden_state
             hidden = hidden[:, :-1][select]
+        if isinstance(temperature, torch.Tensor):  # the predicted token's own temperature
+            temperature = temperature.to(hidden.device)[:, 1:][select]
         lp, ent = chunked_logprobs(hidden, input_ids[:, 1:][select], head, temperature,
                                    with_entropy, self.chunk)
         return _scatter(lp, select), (_scatter(ent, select) if with_entropy else None)
@@ -227,12 +261,15 @@ def _scatter(values: torch.Tensor, select: torch.Tensor) -> torch.Tensor:
     return F.pad(out, (1, 0))
 
 
-def chunked_logprobs(hidden: torch.Tensor, targets: torch.Tensor, head: Any, temperature: float,
-                     with_entropy: bool, chunk: int) -> tuple[torch.Tensor, torch.Tensor]:
+def chunked_logprobs(hidden: torch.Tensor, targets: torch.Tensor, head: Any,
+                     temperature: float | torch.Tensor, with_entropy: bool, chunk: int
+                     ) -> tuple[torch.Tensor, torch.Tensor]:
     """log softmax(head(h) / T)[target] (and the entropy) for `[N, H]` rows, `chunk` rows at a
-    time, checkpointed under autograd; `head=None` means the rows are logits already."""
-    def block(h: torch.Tensor, tgt: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        logits = (head(h) if head is not None else h).float() / (temperature or 1.0)
+    time, checkpointed under autograd; `head=None` means the rows are logits already. `T` is
+    one number or one per row (`[N]`)."""
+    def block(h: torch.Tensor, tgt: torch.Tensor, t: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        scale = t[:, None].float() if isinstance(t, torch.Tensor) else (t or 1.0)
+        logits = (head(h) if head is not None else h).float() / scale
         logz = logits.logsumexp(-1)
         picked = logits.gather(-1, tgt[:, None]).squeeze(-1) - logz
         if not with_entropy:
@@ -245,10 +282,12 @@ def chunked_logprobs(hidden: torch.Tensor, targets: torch.Tensor, head: Any, tem
     parts_lp, parts_ent = [], []
     for start in range(0, max(1, hidden.shape[0]), chunk):  # one (maybe empty) block at least
         h, tgt = hidden[start:start + chunk], targets[start:start + chunk]
+        t = temperature[start:start + chunk] if isinstance(temperature, torch.Tensor) \
+            else temperature
         if torch.is_grad_enabled() and h.requires_grad:
-            lp, ent = checkpoint(block, h, tgt, use_reentrant=False)
+            lp, ent = checkpoint(block, h, tgt, t, use_reentrant=False)
         else:
-            lp, ent = block(h, tgt)
+            lp, ent = block(h, tgt, t)
         parts_lp.append(lp)
         parts_ent.append(ent)
     return torch.cat(parts_lp), torch.cat(parts_ent)

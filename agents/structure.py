@@ -71,7 +71,10 @@ def structured_rollout(policy: Any, env: Any, first_seed: int, n_tasks: int, gro
         from envgym.hierarchy import collect_hierarchical
         return collect_hierarchical(env.id, policy, episodes=n_tasks, controllers=group_size,
                                     samples=cfg.rollout.reasoner_samples, seed=first_seed,
-                                    env_kwargs=kwargs, sampling=sampling, run=run, **engine)
+                                    env_kwargs=kwargs, sampling=sampling, run=run,
+                                    controller_temperature=cfg.rollout.controller_temperature,
+                                    reasoner_temperature=cfg.rollout.reasoner_temperature,
+                                    **engine)
     return None
 
 

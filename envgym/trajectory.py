@@ -55,6 +55,10 @@ class Turn(BaseModel):
     role: str | None = None
     state_key: str | None = None
     info: dict[str, Any] = Field(default_factory=dict)
+    temperature: float | None = None
+    """The temperature the action was sampled at, where the sampler records it (ARTIST's
+    per-role temperatures): `action_logprobs` are of that distribution, and the learner
+    recomputes them at it. None: the run's `rollout.temperature`."""
 
 
 class Trajectory(BaseModel):

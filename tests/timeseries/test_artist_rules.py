@@ -81,7 +81,7 @@ def test_forks_sample_with_the_environment_stops_and_are_cut_at_them():
 
     fork = SimpleNamespace(stop_sequences=("</answer>",))
     head = SimpleNamespace(turns=[], seed=0, meta={})
-    (out,) = _sample(Fake(), [(0, head, [fork], [{"role": "user", "content": "q"}])], 1,
+    (out,) = _sample(Fake(), [(0, head, [fork], [{"role": "user", "content": "q"}], 1)],
                      SamplingParams())
     assert "</answer>" in seen["stop"]
     assert out[0][0] == "<answer>A</answer>"
