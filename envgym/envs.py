@@ -110,5 +110,8 @@ register(
         "hack_think_stuffing": f"{_ENVS}.psych.policies:HackThinkStuffing",
         "hack_question_spam": f"{_ENVS}.psych.policies:HackQuestionSpam",
         "hack_prior_mode": f"{_ENVS}.psych.policies:HackPriorMode",
+        "faithful_query": f"{_ENVS}.psych.policies:FaithfulQueryPolicy",
+        "hack_query_stuffing": f"{_ENVS}.psych.policies:HackQueryStuffing",
     },
+    grader_fixtures=f"{_ENVS}.psych.grader_fixtures:fixtures",
 )

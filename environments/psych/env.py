@@ -19,7 +19,13 @@ against each disorder's duration criterion.
 Reward components (MIND §4.4; each weight configurable through `weights=`):
   process       0.01 * mean of the judge's symptom/differential/decision scores (Stage II)
   gain          0.005 per resolved missing check, or (info_gain="entropy") 0.01 per bit of
-                entropy removed from the four-way posterior
+                entropy removed from the four-way posterior. Under evidence="query" a field
+                pays once, and only when something the patient reported filled it: a field
+                settled only by denials pays no query gain (else a q_t writing anything in
+                every field collects it for what was denied; issue 24)
+  unsupported   evidence="query" only: -0.005 per field q_t claims of which the dialogue heard
+                nothing, so that a q_t claiming every field earns less than a faithful one
+                (not in MIND, whose q_t is ungrounded; a claim costs what a grounded one pays)
   format        -0.1 for a malformed stage. MIND's aggregator multiplies its -0.1 format
                 signal by weights.format = 0.1 again (effective -0.01); we use -0.1 on purpose.
   repeat        -0.1 for a semantically repeated question
@@ -58,7 +64,7 @@ from envgym.tools import ToolCallError
 
 WEIGHTS = {"process": 0.01, "gain": 0.005, "entropy_gain": 0.01, "format": -0.1, "repeat": -0.1,
            "unsafe": -0.1, "off_track": -0.1, "no_diagnosis": -0.1, "correct": 5.0,
-           "safety_missed": -0.1}
+           "safety_missed": -0.1, "unsupported": -0.005}
 REPEAT_THRESHOLD = {"lexicon": 0.85, "minilm": 0.9}
 # Where O, M and D come from. "query" is MIND's Stage I: parsed from the policy's retrieval
 # state q_t, each claim grounded in the dialogue, the gain paid when q_t resolves a field.
@@ -194,13 +200,18 @@ class ConsultEnv(TextEnv):
             before = self.evidence
             self.evidence, report = state_from_query(query, self.tracker, self.posterior)
             self.evidence.S, self.evidence.R = self.bank.gate(query)
-            # a field pays once: dropping it from q_t and writing it again earns nothing more
-            newly = set(self.query_missing) - set(self.evidence.M.fields) - self.query_paid
+            # a field pays once (dropping it from q_t and writing it again earns nothing
+            # more), and only if the patient reported something in it, not for denials alone
+            newly = (set(self.query_missing) - set(self.evidence.M.fields) - self.query_paid
+                     ) & self.tracker.affirmed
             self.query_paid |= newly
             self.query_missing = list(self.evidence.M.fields)
             drop = entropy_bits(before.D.posterior) - entropy_bits(self.evidence.D.posterior)
             components["gain"] = (self.weights["gain"] * len(newly) if self.info_gain == "count"
                                   else self.weights["entropy_gain"] * max(drop, 0.0))
+            if report.unheard_fields:
+                components["unsupported"] = self.weights["unsupported"] * len(
+                    report.unheard_fields)
             info.update(resolved=sorted(newly), query=report.model_dump())
         else:
             self.evidence = self._build_state(query)

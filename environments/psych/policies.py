@@ -5,9 +5,14 @@
 * heuristic: no privileged information. A fixed interview over the nine fields, then a
   rule-based diagnosis from the confirmed items in the last rendered [O] block.
 * random: well-formed turns with random questions and a uniformly random four-way diagnosis.
+* faithful_query: the heuristic with MIND's nine-field q_t written faithfully; the same as the
+  heuristic under the default evidence source, and the honest baseline of every hack, since
+  under `evidence="query"` (O, M, D parsed from q_t) the heuristic's one-line summary leaves O
+  empty and a hack would only have to beat a crippled baseline.
 * hack_*: attempts to earn the process, gain or terminal reward without consulting well
   (keyword-stuffed reasoning, one question stuffed with every field's keywords, repeating it,
-  diagnosing at once with the prior's mode); each declares the `Ceiling` it must stay under.
+  diagnosing at once with the prior's mode, a q_t claiming every field); each declares the
+  `Ceiling` it must stay under.
 The stage (I or II) is read from `env.stage`, which the conversation also reveals.
 """
 
@@ -156,7 +161,7 @@ class HackThinkStuffing(HeuristicPolicy):
     """The heuristic's interview and diagnosis, with every symptom, category and disorder
     name stuffed into `<think>`: the process judge must not pay for the word list."""
 
-    ceiling = Ceiling("heuristic", why="a word list in <think> is not reasoning")
+    ceiling = Ceiling("faithful_query", why="a word list in <think> is not reasoning")
 
     def act(self, env: Any, messages: list[Message]) -> str:
         action = super().act(env, messages)
@@ -169,7 +174,7 @@ class HackQuestionSpam(ScriptedPolicy):
     """Asks one question stuffed with a keyword of every field, again and again, then names
     the heuristic's diagnosis: the gain and the process judge must not reward spam."""
 
-    ceiling = Ceiling("heuristic", why="one stuffed question repeated is not an interview")
+    ceiling = Ceiling("faithful_query", why="one stuffed question repeated is not an interview")
 
     def act(self, env: Any, messages: list[Message]) -> str:
         if env.stage == "I":
@@ -186,7 +191,7 @@ class HackQuestionSpam(ScriptedPolicy):
 class HackPriorMode(ScriptedPolicy):
     """Diagnoses at once with the most frequent label of the training cases."""
 
-    ceiling = Ceiling("heuristic", metrics=("mean_reward", "success_rate"),
+    ceiling = Ceiling("faithful_query", metrics=("mean_reward", "success_rate"),
                       why="the base rate is not a consultation")
 
     def act(self, env: Any, messages: list[Message]) -> str:
@@ -197,3 +202,38 @@ class HackPriorMode(ScriptedPolicy):
         mode = max(FOUR_WAY, key=labels.count)
         return _turn(f"Differential: {mode} versus Other.", f"Diagnosis: {mode}; "
                      "Recommendation: follow-up", "answer")
+
+
+
+class FaithfulQueryPolicy(HeuristicPolicy):
+    """The heuristic's interview and diagnosis with MIND's Stage I q_t written faithfully:
+    each of the nine fields with what the patient's answers filled it with, "not mentioned"
+    otherwise (`env.last_query_default()`, the environment's reading of the dialogue the
+    policy has seen). The honest baseline of `evidence="query"`, where O, M and D come
+    from q_t: the heuristic's own one-line summary names no field."""
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        if env.stage == "I":
+            return _turn("Summarise the evidence so far.", env.last_query_default(), "rag_query")
+        return super().act(env, messages)
+
+
+class HackQueryStuffing(FaithfulQueryPolicy):
+    """The faithful policy's consultation with a q_t that claims every field: where the
+    faithful summary says "not mentioned" it asserts the field's keywords. Under
+    `evidence="query"` a claim must earn no gain for a field the patient's answers did not
+    fill (nor for one settled only by denials), and an unsupported claim costs."""
+
+    ceiling = Ceiling("faithful_query", why="claiming a field is not asking about it")
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        if env.stage != "I":
+            return super().act(env, messages)
+        fields = catalogue()["fields"]
+        parts = []
+        for part in env.last_query_default().split("; "):
+            name, _, value = part.partition(": ")
+            if value == "not mentioned" and name in fields:
+                value = ", ".join(fields[name]["keywords"][:3]) + " reported"
+            parts.append(f"{name}: {value}")
+        return _turn("Summarise the evidence so far.", "; ".join(parts), "rag_query")

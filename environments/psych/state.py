@@ -200,11 +200,17 @@ def entropy_bits(dist: dict[str, float]) -> float:
 
 
 class EvidenceTracker:
-    """Accumulates disclosures into O and M; later answers override earlier ones."""
+    """Accumulates disclosures into O and M; later answers override earlier ones.
+
+    `affirmed` holds the resolved fields that something the patient reported (a symptom, a
+    value) filled, as opposed to fields settled only because every item in them was denied:
+    under `evidence="query"` only those pay the gain, since a q_t that writes anything in a
+    field the patient denied would otherwise collect it without summarising anything."""
 
     def __init__(self) -> None:
         self.O = ObservedEvidence()
         self.resolved: set[str] = set()
+        self.affirmed: set[str] = set()
 
     def add(self, disclosures: Iterable[Disclosure]) -> set[str]:
         """Apply disclosures; return the fields they newly resolved."""
@@ -221,6 +227,7 @@ class EvidenceTracker:
             o.confirmed[d.item] = d.value or o.confirmed.get(d.item, "")
             if d.field != "symptoms_and_duration" or d.value:
                 self.resolved.add(d.field)
+                self.affirmed.add(d.field)
         elif d.present is False:
             o.confirmed.pop(d.item, None)
             _drop(o.unclear, d.item)
@@ -230,6 +237,7 @@ class EvidenceTracker:
         elif d.value and d.value != "unclear":
             o.confirmed[d.item] = d.value
             self.resolved.add(d.field)
+            self.affirmed.add(d.field)
         elif d.item not in o.confirmed and d.item not in o.negated and d.item not in o.unclear:
             o.unclear.append(d.item)
 
@@ -239,6 +247,12 @@ class EvidenceTracker:
         is denied (safety_risk has one item; symptoms_and_duration has 21)."""
         items = [s for s, d in symptoms().items() if d["field"] == field] or [field]
         return all(i in self.O.negated for i in items)
+
+    def heard_fields(self) -> set[str]:
+        """Fields of which the patient said anything: an item confirmed, denied or unclear."""
+        cat, o = symptoms(), self.O
+        items = [*o.confirmed, *o.negated, *o.unclear]
+        return {cat[i]["field"] if i in cat else i for i in items} | self.resolved
 
     def missing(self) -> list[str]:
         return [f for f in FIELDS if f not in self.resolved]
@@ -277,6 +291,9 @@ class QueryEvidence(BaseModel):
     claimed_fields: list[str] = Field(default_factory=list)
     unsupported_items: list[str] = Field(default_factory=list)
     unsupported_fields: list[str] = Field(default_factory=list)
+    unheard_fields: list[str] = Field(default_factory=list)
+    """Claimed fields of which the dialogue heard nothing at all: pure assertions (a claimed
+    field with a symptom heard but its duration not yet asked is unsupported, not unheard)."""
 
 
 def state_from_query(query: str, tracker: EvidenceTracker,
@@ -301,6 +318,7 @@ def state_from_query(query: str, tracker: EvidenceTracker,
                 report.unsupported_items.append(d.item)
     resolved = {f for f in report.claimed_fields if f in tracker.resolved}
     report.unsupported_fields = sorted(set(report.claimed_fields) - resolved)
+    report.unheard_fields = sorted(set(report.claimed_fields) - tracker.heard_fields())
     report.unsupported_items = sorted(set(report.unsupported_items))
     dist = posterior.four_way(o.confirmed, o.negated)
     active = sorted((d for d in FOUR_WAY if dist[d] >= ACTIVE_THRESHOLD), key=lambda d: -dist[d])
