@@ -148,8 +148,8 @@ def bench_retriever(args, tmp: Path) -> None:
                 if big is not None:
                     big.join()
                 _emit(server, bench="retriever", setting=setting, round=rnd,
-                      concurrency=args.clients, p50_ms=round(_pct(lat, .5) / 20, 2),
-                      p99_ms=round(_pct(lat, .99) / 20, 2),
+                      concurrency=args.clients, request_p50_ms=round(_pct(lat, .5) / 20, 2),
+                      request_p99_ms=round(_pct(lat, .99) / 20, 2),  # a client mean
                       qps=round(args.clients * 20 / wall, 1), errors=err)
     finally:
         code, seconds = server.terminate(30)
