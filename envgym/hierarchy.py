@@ -43,8 +43,8 @@ from typing import Any
 from envgym.errors import PolicyError
 from envgym.policy import SamplingParams, ScriptedFactory, is_token_policy, mix_seed
 from envgym.rollout import _assistant, _chat, _finish, _make_turn, _merged, _resolve, collect
-from envgym.stops import cut_at_stop, with_stops
 from envgym.runstate import RunState, env_factory
+from envgym.stops import cut_at_stop, with_stops
 from envgym.trajectory import Trajectory
 
 __all__ = ["CONSISTENCY_WEIGHT", "collect_hierarchical", "credit_consistency"]
@@ -141,10 +141,10 @@ def _fork_answers(maker: Callable[[], Any], heads: list[Trajectory], samples: in
         return {}
     actions = _sample(policy, jobs, sampling)
     out: dict[int, list[Trajectory]] = {}
-    for (n, head, forks, _messages, first), acts in zip(jobs, actions):
+    for (n, head, forks, _messages, first), acts in zip(jobs, actions, strict=True):
         out[n] = [_fork_trajectory(head, fork, text, completion, first + j, policy,
                                    sampling.temperature)
-                  for j, (fork, (text, completion)) in enumerate(zip(forks, acts))]
+                  for j, (fork, (text, completion)) in enumerate(zip(forks, acts, strict=True))]
     return out
 
 

@@ -38,9 +38,9 @@ class SteeredController:
                 r.temperature, 0) + 1
         if real:
             done = self.inner.generate([prompts[i] for i in real], [rows[i] for i in real])
-            for i, c in zip(real, done):
+            for i, c in zip(real, done, strict=True):
                 out[i] = c
-        for i, (p, r) in enumerate(zip(prompts, rows)):
+        for i, (p, r) in enumerate(zip(prompts, rows, strict=True)):
             if out[i] is None:
                 ids = self.chat.encode(self.script(self.chat.decode(p)))
                 (lps,) = self.inner.score_ids([(list(p), ids)], r.temperature)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from envgym.agents.learner import build_batch, token_logprobs
+
 from envgym.hierarchy import collect_hierarchical
 from envgym.policy import SamplingParams
 
