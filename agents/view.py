@@ -146,10 +146,29 @@ def page_data(data: RunData, credit: dict[int, dict[str, Any]] | None = None,
         record = credit.get(i) or stored_credit(t)
         eps.append(_episode(i, t, record, tokenizer))
     scale = _scale([a for e in eps for turn in e["turns"] for a in (turn["adv"] or [])])
-    return {"summary": summarize(data), "episodes": eps, "groups": _groups(data.trajectories),
-            "unreadable": data.unreadable, "scale": scale,
-            "credit_source": "--credit" if credit else
-            ("stored" if any(stored_credit(t) for t in data.trajectories) else "none")}
+    groups = _groups(data.trajectories)
+    return {"summary": summarize(data), "episodes": eps, "groups": groups,
+            "unreadable": data.unreadable, "scale": scale, "start": _start(eps, groups),
+            "credit_source": _credit_source(credit, data.trajectories)}
+
+
+def _credit_source(credit: dict[int, dict[str, Any]], trajs: list[Trajectory]) -> str:
+    """What the summary's `credit` row says: which chain was computed, or where it came from."""
+    if credit:
+        chain = next(iter(credit.values())).get("chain") or []
+        return f"computed here: {','.join(chain)}"
+    return "stored by the trainer" if any(stored_credit(t) for t in trajs) else "none"
+
+
+def _start(eps: list[dict[str, Any]], groups: list[dict[str, Any]]) -> int | None:
+    """The episode the page opens on: the first (in the sidebar's order) with any non-zero
+    trained advantage, since an all-zero first group says nothing about the credit."""
+    order = [i for g in groups for i in g["members"]] or [e["i"] for e in eps]
+    for i in order:
+        if any(turn["trained"] and any(abs(a) > 1e-12 for a in (turn["adv"] or []))
+               for turn in eps[i]["turns"]):
+            return i
+    return order[0] if order else None
 
 
 def summarize(data: RunData) -> dict[str, Any]:
@@ -283,21 +302,44 @@ def write_page(path: str | os.PathLike[str], html: str) -> Path:
     return path
 
 
-def load_tokenizer(data: RunData, explicit: str | None) -> Any:
+def load_tokenizer(data: RunData, explicit: str | None, model: str | None = None) -> Any:
     """The tokenizer that turns token ids into the text shown per token.
 
-    An explicit `--tokenizer` wins; then the run's saved tokenizer; then an `hf:PATH`
-    policy spec recorded in the trajectories. Without one, tokens show as `#id`.
+    An explicit `--tokenizer` wins (and must load); then the run's saved tokenizer; then the
+    `--config`'s model when it is a local directory; then an `hf:PATH` policy spec recorded
+    in the trajectories. Without one, tokens show as `#id`.
     """
-    cands = [explicit, data.tokenizer_path]
-    cands += [p.split(":", 1)[1] for p in {t.policy or "" for t in data.trajectories}
-              if p.startswith("hf:")]
-    for cand in cands:
-        if cand and Path(cand).exists():
-            from transformers import AutoTokenizer
+    from transformers import AutoTokenizer
 
+    if explicit:
+        from envgym.errors import InvalidConfig
+        from envgym.hub import check_model_source
+
+        try:
+            check_model_source(explicit, what="--tokenizer")
+            return AutoTokenizer.from_pretrained(explicit)
+        except (OSError, ValueError) as e:
+            raise InvalidConfig(f"--tokenizer {explicit}: {str(e).splitlines()[0]}") from None
+    cands = [data.tokenizer_path, model]
+    cands += [p.split(":", 1)[1] for p in {t.policy or "" for t in data.trajectories}
+              if p.startswith(("hf:", "vllm:"))]
+    for cand in cands:
+        if cand and Path(cand).is_dir():
             return AutoTokenizer.from_pretrained(cand)
     return None
+
+
+def tokenize_text_actions(trajs: list[Trajectory], tokenizer: Any) -> int:
+    """Give text-only turns (scripted or API policies) the token ids of their action, so
+    credit can be computed and shown per token; returns how many turns were tokenized."""
+    n = 0
+    for t in trajs:
+        for turn in t.turns:
+            if not turn.action_token_ids and turn.action:
+                turn.action_token_ids = list(tokenizer.encode(turn.action,
+                                                              add_special_tokens=False))
+                n += 1
+    return n
 
 
 # ---- command ----------------------------------------------------------------------------
@@ -316,34 +358,56 @@ def view_command(
     from envgym.errors import InvalidConfig
 
     data = load_run(run)
-    tok = load_tokenizer(data, tokenizer)
-    chain, options = _credit_spec(credit, config)
+    chain, options, model = _credit_spec(credit, config)
+    tok = load_tokenizer(data, tokenizer, model)
     computed = None
     if chain:
+        _tokenize_for_credit(data.trajectories, tok, chain)
         try:
             computed = compute_view_credit(data.trajectories, chain, options, tokenizer=tok)
         except ValueError as e:
             raise InvalidConfig(f"envgym view --credit {','.join(chain)}: {e}") from None
     html = build_page(page_data(data, computed, tok), title=f"envgym view · {Path(run).name}")
     target = out or (Path(run) / "view.html" if Path(run).is_dir() else Path(run).with_suffix(".html"))
-    write_page(target, html)
+    try:
+        write_page(target, html)
+    except OSError as e:
+        raise InvalidConfig(f"envgym view: cannot write {target}: {e.strerror or e}") from None
     if serve:
         _serve(target, port)
     return target
 
 
-def _credit_spec(credit: str | None, config: Path | None) -> tuple[list[str], dict[str, Any]]:
-    """The chain and options: `--credit a,b`, or a training config's `credit`/`credit_options`
-    (so the view runs exactly what that run's trainer ran)."""
+def _tokenize_for_credit(trajs: list[Trajectory], tok: Any, chain: Sequence[str]) -> None:
+    """Credit is per token: text-only turns need a tokenizer, or a clear error saying so."""
+    text_only = any(not turn.action_token_ids and turn.action for t in trajs for turn in t.turns)
+    if not text_only:
+        return
+    if tok is None:
+        from envgym.errors import InvalidConfig
+
+        raise InvalidConfig(f"envgym view --credit {','.join(chain)}: these trajectories have "
+                            "text-only turns (no token ids) and no tokenizer was found: give "
+                            "--tokenizer DIR_OR_HUB_NAME (the model's tokenizer) to tokenize "
+                            "them")
+    tokenize_text_actions(trajs, tok)
+
+
+def _credit_spec(credit: str | None, config: Path | None
+                 ) -> tuple[list[str], dict[str, Any], str | None]:
+    """The chain, its options and the model: `--credit a,b`, or a training config's
+    `credit`/`credit_options` (so the view runs exactly what that run's trainer ran)."""
     chain = [c.strip() for c in credit.split(",") if c.strip()] if credit else []
     options: dict[str, Any] = {}
+    model = None
     if config is not None:
         from envgym.agents.config import load_config
 
         cfg = load_config(config)
         chain = chain or list(cfg.credit)
         options = {k: dict(v) for k, v in cfg.credit_options.items()}
-    return chain, options
+        model = cfg.model.policy if cfg.model.policy != "tiny" else None
+    return chain, options, model
 
 
 def _serve(page: Path, port: int) -> None:

@@ -27,6 +27,15 @@ function colour(a) {
   const mix = (c) => Math.round(255 + (c - 255) * w);
   return `rgb(${mix(r)},${mix(g)},${mix(b)})`;
 }
+// Text on a coloured token: black or white, whichever contrasts more with the cell (WCAG
+// relative luminance; the switch at 0.179 keeps every cell at contrast >= 4.5, so neither the
+// saturated blue end nor the orange end nor the pale middle is hard to read).
+function textOn(a) {
+  const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const [r, g, b] = colour(a).slice(4, -1).split(",").map(Number);
+  const lum = 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  return lum > 0.179 ? "#000000" : "#ffffff";
+}
 
 function renderSummary() {
   const s = DATA.summary, rows = [
@@ -141,7 +150,7 @@ function renderAction(turn) {
       "data-lp": lp === undefined ? "" : String(lp), "data-trained": turn.trained ? "1" : "0",
       title: `token: ${JSON.stringify(text)}\nlog-prob: ${fmt(lp, 4)}\nadvantage: ${a === null ? "none" : a.toFixed(4)}` +
              (kinds[k] ? `\nspan: ${kinds[k]}` : "")}, text);
-    if (a !== null && turn.trained) t.style.background = colour(a);
+    if (a !== null && turn.trained) { t.style.background = colour(a); t.style.color = textOn(a); }
     box.append(t);
   });
   return box;
@@ -265,5 +274,6 @@ for (const id of ["f-success", "f-min", "f-max", "f-step", "f-text"])
   document.getElementById(id).addEventListener("input", () => { shown = PAGE; renderGroups(); });
 window.addEventListener("hashchange", route);
 renderSummary(); renderLegend(); renderGroups();
-if (location.hash) route(); else if (EPS.length) renderEpisode(DATA.groups.length ? DATA.groups[0].members[0] : 0);
+// Without a #ep=, open on the first episode whose credit is not all zero (DATA.start).
+if (location.hash) route(); else if (EPS.length) renderEpisode(DATA.start ?? 0);
 document.body.setAttribute("data-ready", "1");

@@ -370,3 +370,95 @@ def test_state_links_use_the_anchor_state_the_action_was_taken_from(tmp_path):
     second, box = links(1)
     assert first == ["1&amp;turn=0"]
     assert second == [] and "unique in its group" in box and "s1" in box
+
+
+# ---- --credit on text-only rollouts, the colour scale, the opening episode (issue 26) ------
+
+def _summary(dom: str) -> dict[str, str]:
+    return dict(re.findall(r'<tr data-key="([^"]+)"><td>[^<]*</td><td>([^<]*)</td>', dom))
+
+
+def _luminance(rgb: tuple[int, ...]) -> float:
+    def lin(c: int) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (lin(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@needs_browser
+def test_credit_on_scripted_text_rollouts_tokenizes_and_opens_on_credit(tmp_path, model):
+    """A scripted policy's rollouts carry text, no token ids: `--credit grpo --tokenizer`
+    tokenizes the actions, runs the trainer's grpo on them, labels the summary with the chain,
+    opens on the first episode whose credit is not all zero, and every coloured token's text
+    stays legible on its cell (WCAG contrast >= 4.5 on both ends of the scale)."""
+    from transformers import AutoTokenizer
+
+    from envgym.agents.credit import compute_credit
+    from envgym.trajectory import write_trajectories
+
+    rollouts = tmp_path / "scripted.jsonl"
+    r = _cli("rollout", "--env", "envgym/TimeSeries-v0", "--policy", "scripted:heuristic",
+             "--episodes", "2", "--group-size", "3", "--out", str(rollouts),
+             "--env-arg", "series_length=400")
+    assert r.returncode == 0, r.stderr[-2000:]
+    trajs = list(read_trajectories(rollouts))
+    assert not any(t.action_token_ids for x in trajs for t in x.turns)  # text only
+    flat = [t for t in trajs if t.group_id == trajs[0].group_id]
+    for t in flat:  # the first group (in file order): no spread, so all-zero GRPO credit
+        for x in t.turns:
+            x.reward, x.reward_components = 0.0, {}
+        t.turns[-1].reward = 0.5
+    boosted = next(i for i, t in enumerate(trajs) if t.group_id != trajs[0].group_id)
+    trajs[boosted].turns[-1].reward += 2.0  # the other group has a spread; this one leads it
+    write_trajectories(rollouts, trajs)
+
+    page = tmp_path / "v.html"
+    r = _cli("view", str(rollouts), "--credit", "grpo", "--tokenizer", str(model),
+             "--out", str(page))
+    assert r.returncode == 0, r.stderr
+    tok = AutoTokenizer.from_pretrained(model)
+    for t in trajs:
+        for turn in t.turns:
+            turn.action_token_ids = tok.encode(turn.action, add_special_tokens=False)
+    batch = compute_credit(trajs, ["grpo"])
+    dom = _dom(page, "", tmp_path)
+    assert _summary(dom)["credit"] == "computed here: grpo"
+    part = _episode_part(dom)
+    toks = _tokens(dom, part)
+    shown = re.search(r'class="member[^"]*\bsel\b[^"]*"[^>]*data-ep="(\d+)"', dom)
+    assert all(np.abs(np.concatenate(batch.advantages[trajs.index(t)])).max() == 0 for t in flat)
+    assert shown and int(shown.group(1)) == boosted  # not episode 0, whose credit is all zero
+    want = np.concatenate(batch.advantages[boosted])
+    assert [float(t[2]) for t in toks] == pytest.approx(want.tolist(), abs=1e-9)
+    assert want.max() > 0
+    _assert_legible(part, len(toks))
+    worst = int(np.argmin([np.concatenate(a).min() if a else 0 for a in batch.advantages]))
+    assert np.concatenate(batch.advantages[worst]).min() < 0  # the other (blue) end
+    _assert_legible(_episode_part(_dom(page, f"ep={worst}", tmp_path)), None)
+
+
+def _assert_legible(part: str, n_tokens: int | None) -> None:
+    styled = re.findall(r'style="background: rgb\((\d+), (\d+), (\d+)\); color: rgb\((\d+), '
+                        r'(\d+), (\d+)\);"', part)
+    assert styled and (n_tokens is None or len(styled) == n_tokens)
+    for cell in styled:
+        bg, fg = tuple(map(int, cell[:3])), tuple(map(int, cell[3:]))
+        assert _contrast(bg, fg) >= 4.5, (bg, fg)
+
+
+def test_credit_without_any_tokenizer_is_a_clear_error(tmp_path):
+    rollouts = tmp_path / "scripted.jsonl"
+    assert _cli("rollout", "--env", "envgym/TimeSeries-v0", "--policy", "scripted:random",
+                "-n", "1", "-g", "2", "--out", str(rollouts),
+                "--env-arg", "series_length=400").returncode == 0
+    r = _cli("view", str(rollouts), "--credit", "grpo")
+    assert r.returncode == 2
+    (line,) = [x for x in r.stderr.splitlines() if x.startswith("error:")]
+    assert "no tokenizer was found" in line and "--tokenizer" in line
+    assert "Traceback" not in r.stderr and not rollouts.with_suffix(".html").exists()
