@@ -94,7 +94,8 @@ def check(target: str | TextEnv | MultiAgentTextEnv, seed: int = 0, *,
     try:
         multi = isinstance(factory(), MultiAgentTextEnv)
     except Exception as e:  # arguments the environment refuses are the finding
-        report.results.append(("make", False, traceback.format_exception_only(type(e), e)[-1].strip()))
+        reason = traceback.format_exception_only(type(e), e)[-1].strip()
+        report.results.append(("make", False, reason))
         return report
     checks = list(_MULTI_CHECKS if multi else _SINGLE_CHECKS)
     if isinstance(target, str):
