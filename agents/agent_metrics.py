@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["agent_metrics", "is_trainable", "trainable"]
+__all__ = ["agent_metrics", "is_trainable", "trainable", "varying_groups"]
 
 
 def is_trainable(traj: Any) -> bool:
@@ -29,8 +29,9 @@ def trainable(trajs: list[Any]) -> list[Any]:
 
 
 def agent_metrics(trajs: list[Any], prefix: str = "") -> dict[str, float]:
-    """`{prefix}agent/ID/return|success|n` per trainable agent, `{prefix}fixed/ID/...` per
-    fixed one (failed trajectories excluded: a failure is not a score)."""
+    """`{prefix}agent/ID/return|success|n|varying_groups` per trainable agent,
+    `{prefix}fixed/ID/...` per fixed one (failed trajectories excluded: a failure is not a
+    score). Each agent of a run with `[agents.ID]` learners is one of the trainable ones."""
     by_agent: dict[tuple[str, str], list[Any]] = defaultdict(list)
     for t in trajs:
         if t.agent_id is not None and t.error is None:
@@ -42,4 +43,20 @@ def agent_metrics(trajs: list[Any], prefix: str = "") -> dict[str, float]:
         out[f"{key}/return"] = float(np.mean([t.total_reward for t in ts]))
         out[f"{key}/success"] = float(np.mean([t.success for t in ts]))
         out[f"{key}/n"] = float(len(ts))
+        if (varying := varying_groups(ts)) is not None:
+            out[f"{key}/varying_groups"] = varying
     return out
+
+
+def varying_groups(trajs: list[Any]) -> float | None:
+    """The fraction of groups (`group_id`, one per (task, agent)) of two or more trajectories
+    whose own returns are not all equal; None without such a group (evaluation's one
+    rollout per task). A group whose returns are equal gets no advantage from its own
+    reward: under `calibrated` all its signal would be the partner's term."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for t in trajs:
+        groups[str(t.group_id)].append(t.total_reward)
+    sized = [r for r in groups.values() if len(r) > 1]
+    if not sized:
+        return None
+    return float(np.mean([max(r) - min(r) > 1e-9 for r in sized]))

@@ -23,7 +23,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["GROUP_RELATIVE", "EnvConfig", "TrainConfig", "load_config"]
+__all__ = ["GROUP_RELATIVE", "AgentConfig", "EnvConfig", "TrainConfig", "load_config"]
 
 GROUP_RELATIVE = ("grpo", "turn", "gigpo")
 """Base estimators that normalise within a group of rollouts of one task (SLATE compares
@@ -114,6 +114,19 @@ class EnvConfig(_Strict):
                              f"and eval_seeds {list(self.eval_seeds)} reach {n} of the same tasks; "
                              "choose ranges that are disjoint modulo the pool")
         return self
+
+
+class AgentConfig(_Strict):
+    """`[agents.ID]`: a trainable agent of the multi-agent environments with a learner of its
+    own (ILR: each LLM trained by GRPO, calibrated against its partner's rewards)."""
+
+    model: dict[str, Any] = Field(default_factory=dict)
+    """Overrides of `[model]` for this agent's model (`{ tiny_hidden_size = 64 }`, `{ policy =
+    "path" }`); unset keys take `[model]`'s values. A `tiny` model is built (and warm-started)
+    in `output_dir/agents/ID/` with seed `seed` + the agent's position in `[agents]`, so two
+    agents of one configuration start from different weights."""
+    lr: float | None = Field(None, gt=0)
+    """This agent's AdamW learning rate; None: `optim.lr` (the rest of `[optim]` is shared)."""
 
 
 class RolloutConfig(_Strict):
@@ -266,6 +279,14 @@ class TrainConfig(_Strict):
     optim: OptimConfig = Field(default_factory=OptimConfig)
     sft: SFTConfig = Field(default_factory=SFTConfig)
     log: LogConfig = Field(default_factory=LogConfig)
+    agents: dict[str, AgentConfig] = Field(default_factory=dict)
+    """Multi-agent environments only: one `[agents.ID]` table per trainable agent gives that
+    agent its own model, optimizer, scheduler, checkpoint and learning rate, all trained
+    together from each step's rollout (each agent's turns sampled by its own policy, its
+    update on its own trajectories). Every agent must then be listed here or play a fixed
+    policy (`[[envs]] agents`). Empty (default): every trainable agent plays one shared
+    policy, the `[model]`. Checkpoints hold every agent's states; the final models are saved
+    in `output_dir/final/ID/`."""
 
     @field_validator("credit")
     @classmethod
@@ -304,10 +325,41 @@ class TrainConfig(_Strict):
         if self.rollout.branch_k and "slate" not in self.credit:
             raise ValueError("rollout.branch_k runs SLATE's tree rollouts, whose siblings only "
                              "the `slate` credit reads: add it to the chain or set branch_k = 0")
+        self._agents()
         unused = set(self.credit_options) - set(self.credit)
         if unused:
             raise ValueError(f"credit_options for {sorted(unused)}, which are not in the chain")
         return self
+
+    def _agents(self) -> None:
+        """`[agents.ID]` tables: only where every seat is a multi-agent one, never a fixed
+        partner as well, and with rollouts a per-agent policy can sample (flat episodes)."""
+        if not self.agents:
+            return
+        from envgym.agents.structure import is_multi_agent
+        single = [e.id for e in self.envs if not is_multi_agent(e.id)]
+        if single:
+            raise ValueError(f"[agents.ID] tables give agents of multi-agent environments their "
+                             f"own policy; {single} are single-agent (drop [agents])")
+        both = sorted({a for e in self.envs for a in e.agents} & set(self.agents))
+        if both:
+            raise ValueError(f"{both} are in [agents] (trainable) and in [[envs]] agents "
+                             "(fixed partners): choose one")
+        clash = [n for n in ("ig", "hierarchical", "slate") if n in self.credit]
+        clash += [f"agents.{n}: {m.backend}/{m.strategy}" for n in self.agents
+                  if (m := self.agent_model(n)).backend != "hf" or m.strategy == "fsdp"]
+        if clash:
+            raise ValueError("[agents.ID] (one policy per agent) supports the hf backend without "
+                             f"FSDP and flat multi-agent episodes; not {clash}")
+
+    def agent_model(self, name: str) -> ModelConfig:
+        """`[model]` with `[agents.NAME] model` applied (validated as a `[model]` table)."""
+        merged = {**self.model.model_dump(), **self.agents[name].model}
+        try:
+            return ModelConfig.model_validate(merged)
+        except ValidationError as e:
+            raise ValueError(f"agents.{name}.model: " + "; ".join(
+                f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())) from None
 
     def digest(self) -> str:
         """A hash of the settings that must not change across a resume."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from envgym.agents.config import GROUP_RELATIVE, EnvConfig, TrainConfig
+from envgym.agents.config import GROUP_RELATIVE, AgentConfig, EnvConfig, TrainConfig
 
 __all__ = ["EXAMPLE_ENV", "default_config", "markdown", "to_toml"]
 
@@ -63,10 +63,10 @@ def to_toml(cfg: TrainConfig) -> str:
             for env in table:
                 lines += ["", "[[envs]]"] + [f"{_key(k)} = {_value(x)}"
                                              for k, x in env.items() if x is not None]
-        elif name == "credit_options":
+        elif name in ("credit_options", "agents"):  # a table per estimator / per agent
             for est, opts in table.items():
-                lines += ["", f"[credit_options.{_key(est)}]"]
-                lines += [f"{_key(k)} = {_value(x)}" for k, x in opts.items()]
+                lines += ["", f"[{name}.{_key(est)}]"]
+                lines += [f"{_key(k)} = {_value(x)}" for k, x in opts.items() if x is not None]
         else:
             lines += ["", f"[{name}]"] + [f"{_key(k)} = {_value(x)}"
                                           for k, x in table.items() if x is not None]
@@ -147,6 +147,8 @@ def markdown() -> str:
         annotation = field.annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             parts += _table(annotation, f"`[{name}]`")
+    parts += _table(AgentConfig, "`[agents.ID]`", "One table per trainable agent with a learner "
+                    "of its own (multi-agent environments; see `agents` above).")
     parts.append(_credit_section())
     return "\n".join(parts)
 

@@ -29,8 +29,8 @@ from envgym.agents.learner import TokenBatch, build_batch, load_model, token_log
 from envgym.errors import InvalidConfig
 from envgym.trajectory import Trajectory, Turn, read_trajectories, write_trajectories
 
-__all__ = ["action_nll", "noisy_demonstrations", "run_sft", "sft", "sft_settings",
-           "tokenize_trajectories", "warm_start"]
+__all__ = ["action_nll", "multi_agent_demonstrations", "noisy_demonstrations", "run_sft", "sft",
+           "sft_settings", "tokenize_trajectories", "warm_start"]
 
 KEY_FILE = "envgym_sft_settings.json"
 """Beside the SFT model: the settings it was trained with, so a changed `[sft]` rebuilds it."""
@@ -70,6 +70,30 @@ def noisy_demonstrations(env_id: str, mix: dict[str, float], episodes: int, seed
                               outcome=info.get("outcome", {}), terminated=terminated,
                               truncated=truncated))
     env.close()
+    return out
+
+
+def multi_agent_demonstrations(env_id: str, mix: dict[str, float], episodes: int,
+                               seeds: tuple[int, int], env_kwargs: dict[str, Any] | None = None,
+                               seed: int = 0) -> list[Trajectory]:
+    """`noisy_demonstrations` for a multi-agent environment (Debate-v0): every seat of an
+    episode plays one scripted policy of `mix`, drawn per episode (a seat's policy keeps its
+    own state across turns, so the per-turn mix of single-agent demonstrations does not
+    apply); every agent's trajectory is a demonstration."""
+    from envgym.rollout import collect_multi
+
+    names = list(mix)
+    p = np.array([mix[n] for n in names], dtype=float)
+    counts = np.random.default_rng(seed).multinomial(episodes, p / p.sum())
+    kwargs = dict(env_kwargs or {})
+    max_turns = kwargs.pop("max_turns", None)
+    out, done, span = [], 0, seeds[1] - seeds[0]
+    for name, n in zip(names, counts, strict=True):
+        if n:
+            out += collect_multi(env_id, {"*": f"scripted:{name}"}, episodes=int(n),
+                                 seed=seeds[0] + done % span, env_kwargs=kwargs,
+                                 max_turns=max_turns)
+            done += int(n)
     return out
 
 
@@ -147,8 +171,15 @@ def run_sft(cfg: TrainConfig) -> Path:
         trajs = [t for f in cfg.sft.data for t in read_trajectories(f)]
     else:
         env = cfg.envs[0]
-        trajs = noisy_demonstrations(env.id, cfg.sft.scripted, cfg.sft.episodes, env.train_seeds,
-                                     {"max_turns": cfg.rollout.max_turns, **env.kwargs}, cfg.seed)
+        from envgym.agents.structure import env_kwargs, is_multi_agent
+        if is_multi_agent(env.id):  # every seat scripted, each agent's turns a demonstration
+            trajs = multi_agent_demonstrations(env.id, cfg.sft.scripted, cfg.sft.episodes,
+                                               env.train_seeds, env_kwargs(env, cfg), cfg.seed)
+        else:
+            trajs = noisy_demonstrations(env.id, cfg.sft.scripted, cfg.sft.episodes,
+                                         env.train_seeds,
+                                         {"max_turns": cfg.rollout.max_turns, **env.kwargs},
+                                         cfg.seed)
     if cfg.sft.only_successful:
         trajs = [t for t in trajs if t.success]
     if not trajs:

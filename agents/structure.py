@@ -81,14 +81,16 @@ def structured_rollout(policy: Any, env: Any, first_seed: int, n_tasks: int, gro
 def collect_agents(policy: Any, env: Any, kwargs: dict[str, Any], first_seed: int,
                    n_tasks: int, group_size: int, sampling: Any, run: RunState | None,
                    engine: dict[str, Any]) -> list[Trajectory]:
-    """Multi-agent episodes: fixed agents from `env.agents`, the learner for the rest."""
+    """Multi-agent episodes: fixed agents from `env.agents`, the learner for the rest
+    (`policy` a dict `{agent: policy}`: each agent's own learner, `TrainConfig.agents`)."""
     from envgym.rollout import collect_multi
 
     fixed = dict(env.agents)
     max_turns = kwargs.pop("max_turns", None)  # the engine's limit, if the env took none
     if fixed:
         kwargs = {**kwargs, "trainable": {a: False for a in fixed}}
-    trajs = collect_multi(env_factory(env.id, kwargs, run or RunState()), {"*": policy, **fixed},
+    own = dict(policy) if isinstance(policy, dict) else {"*": policy}  # [agents.ID]: per agent
+    trajs = collect_multi(env_factory(env.id, kwargs, run or RunState()), {**own, **fixed},
                           episodes=n_tasks, group_size=group_size, seed=first_seed,
                           max_turns=max_turns, sampling=sampling, **engine)
     for t in trajs:

@@ -30,19 +30,17 @@ from envgym.agents.config import EnvConfig, TrainConfig, load_config
 from envgym.agents.credit import compute_credit
 from envgym.agents.credit.base import split_failed
 from envgym.agents.credit.ig import scorer_options as ig_scorer_options
-from envgym.agents.checkpoint import (load_model_state, load_optimizer_state, model_state,
-                                      optimizer_state)
-from envgym.agents.fsdp import parallelize, rollout_weights
-from envgym.agents.learner import (attach_ig, build_batch, dist_info, load_model, lr_lambda,
-                                   make_reference, unwrap)
+from envgym.agents.fsdp import rollout_weights
+from envgym.agents.learner import attach_ig, dist_info, unwrap
+from envgym.agents.multi_policy import Team, build_team
 from envgym.agents.agent_metrics import agent_metrics, trainable
 from envgym.agents.report import MetricsLogger, Progress, mean_ci, rollout_metrics
 from envgym.agents.runfiles import (CONFIG_FILE, ZERO_SIGNAL_STEPS, StopOnInterrupt,
                                     TrainingInterrupted, prepare_output, zero_signal_warning)
 from envgym.agents.steplog import write_step
-from envgym.agents.structure import (drop_fixed_agents, env_kwargs, role_token_mask,
-                                     structured_rollout, update_run_state, warm_start_policy)
-from envgym.agents.update import _global_sum, ppo_update
+from envgym.agents.structure import (drop_fixed_agents, env_kwargs, structured_rollout,
+                                     update_run_state)
+from envgym.agents.update import _global_sum
 from envgym.errors import EnvGymError
 from envgym.runstate import RunState, env_factory
 from envgym.tree import failed_units, final_paths, rollout_units, tree_metrics
@@ -218,30 +216,22 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
     out = cfg.output_dir
     ckpt_dir = out / "checkpoints"
     seed_everything(cfg.seed + rank)
-    if model is None:
-        warm = warm_start_policy(cfg)  # model.warm_start = "sft": train from envgym sft
-        model, tokenizer, model_path = load_model(
-            cfg.model.model_copy(update={"policy": warm}) if warm else cfg.model, out, cfg.seed)
-    ref_model = make_reference(model, cfg)  # LoRA's base, or a frozen copy in compute dtype
-    model, ref_model = parallelize(model, ref_model, cfg.model)  # DDP / FSDP2 under torchrun
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
-                                  lr=cfg.optim.lr, betas=cfg.optim.betas,
-                                  weight_decay=cfg.optim.weight_decay)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(cfg.optim, cfg.steps))
+    # model (SFT warm start), reference, optimizer, scheduler: one learner, or one per
+    # [agents.ID] (ILR: each agent its own policy; agents.multi_policy)
+    team = build_team(cfg, out, model, tokenizer, model_path)
     sampler = TaskSampler(cfg.envs, cfg.seed)
     shuffle = torch.Generator().manual_seed(cfg.seed)
     run = RunState()  # run-level state environments share across episodes and steps
     start = 0
     if state is not None:
-        load_model_state(model, state["model"])
-        load_optimizer_state(model, optimizer, state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
+        team.load_state_dict(state)
         sampler.cursor, start = state["cursor"], state["step"]
         own = state["rank_rng"][rank] if len(state["rank_rng"]) == world else {}
         shuffle.set_state(own.get("shuffle", state["shuffle"]))
         run.load_state_dict(state["run_state"])
         restore_rng(state["rank_rng"][rank] if len(state["rank_rng"]) == world else state["rng"])
-    policy = make_rollout_policy(cfg, model, tokenizer, model_path)
+    team.attach_policies(lambda m, tok, path: make_rollout_policy(cfg, m, tok, path))
+    policy, tokenizer = team.policy, team.tokenizer  # {agent: policy} with [agents.ID]
     logger = MetricsLogger(out, resume_step=start, tensorboard=cfg.log.tensorboard and rank == 0,
                            wandb=cfg.log.wandb and rank == 0, wandb_project=cfg.log.wandb_project,
                            config=cfg.model_dump(mode="json")) if rank == 0 else None
@@ -282,21 +272,10 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
             how = loss_agg if loss_agg != "auto" else (credit.loss_agg or "token_mean")
             if cfg.log.trajectories and rank == 0:
                 write_step(out, step, trajs + failed, credit, cfg.credit, tokenizer)
-            # 5. update
-            model.train()
-            batch = build_batch(credit.trajectories, credit.advantages or [], credit.turn_mask,
-                                pad_id=tokenizer.pad_token_id or 0)
-            kl_mask = build_batch(credit.trajectories, role_token_mask(credit.trajectories,
-                                                                       cfg.ppo.kl_roles),
-                                  credit.turn_mask).advantages if cfg.ppo.kl_roles else None
-            role_mask = build_batch(credit.trajectories, role_token_mask(credit.trajectories,
-                                                                         ["reasoner"]),
-                                    credit.turn_mask).advantages if cfg.ppo.role_sum else None
-            stats = ppo_update(model, ref_model, optimizer, batch, cfg, how, shuffle, kl_mask,
-                               role_mask)
-            scheduler.step()
+            # 5. update: PPO on the batch (each learner on its own agent's trajectories)
+            stats = team.update(credit, cfg, how, shuffle)
             # 6. sync weights to the rollout backend
-            sync_weights(policy, model, cfg)
+            team.sync(cfg)
             # 7. log
             elapsed = time.perf_counter() - t0
             n_tokens = sum(len(x.action_token_ids) + len(x.obs_token_ids)
@@ -305,7 +284,7 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
                        **tree_metrics(trajs), **ig_stats, **credit.stats,
                        **stats,
                        "rollout/failed": float(len(failed_units(failed))),
-                       "lr": scheduler.get_last_lr()[0], "time/step_s": elapsed,
+                       **team.lr_metrics(), "time/step_s": elapsed,
                        "time/rollout_s": t_roll, "throughput/tokens_per_s": n_tokens / elapsed}
             # 8. evaluate and checkpoint on schedule
             if rank == 0 and ((cfg.eval_every and step % cfg.eval_every == 0) or step == cfg.steps):
@@ -317,7 +296,7 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
             due = (cfg.checkpoint_every and step % cfg.checkpoint_every == 0) or step == cfg.steps
             stop = interrupt.stop(world) and step < cfg.steps
             if due or stop:
-                _checkpoint(ckpt_dir, step, model, optimizer, scheduler, sampler, shuffle, cfg, run)
+                _checkpoint(ckpt_dir, step, team, sampler, shuffle, cfg, run)
             zero_run = zero_run + 1 if credit.stats.get("adv/zero_fraction", 0.0) >= 1.0 else 0
             if zero_run == ZERO_SIGNAL_STEPS and rank == 0:  # a run that cannot learn says so
                 print(zero_signal_warning(step - zero_run + 1, step), file=sys.stderr, flush=True)
@@ -328,13 +307,11 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
                 raise TrainingInterrupted(
                     f"stopped after step {step} of {cfg.steps}; checkpoint saved in {ckpt_dir}. "
                     f"Resume with: envgym train {out / CONFIG_FILE} --resume")
-    final = model_state(model)  # FSDP: gathered from every rank
+    team.save_final(out, rank)  # out/final, or out/final/ID per agent
     if rank == 0:
         progress.close()
         logger.close()
-        unwrap(model).save_pretrained(out / "final", state_dict=final)
-        tokenizer.save_pretrained(out / "final")
-    return {"evals": evals, "model": unwrap(model), "tokenizer": tokenizer, "policy": policy}
+    return {"evals": evals, **team.result()}
 
 
 def check_failures(step: int, failed: list[Trajectory], total: int, max_fraction: float,
@@ -352,9 +329,8 @@ def check_failures(step: int, failed: list[Trajectory], total: int, max_fraction
                             f"Reasons on this rank: {reasons or 'see other ranks'}")
 
 
-def _checkpoint(ckpt_dir: Path, step: int, model: Any, optimizer: Any, scheduler: Any,
-                sampler: TaskSampler, shuffle: torch.Generator, cfg: TrainConfig,
-                run: RunState) -> None:
+def _checkpoint(ckpt_dir: Path, step: int, team: Team, sampler: TaskSampler,
+                shuffle: torch.Generator, cfg: TrainConfig, run: RunState) -> None:
     from envgym.agents.checkpoint import rng_state
 
     rank, world = dist_info()
@@ -363,11 +339,10 @@ def _checkpoint(ckpt_dir: Path, step: int, model: Any, optimizer: Any, scheduler
     if world > 1:  # every rank's RNG, gathered to rank 0
         rngs = [None] * world
         torch.distributed.all_gather_object(rngs, mine)
-    weights, optim = model_state(model), optimizer_state(model, optimizer)  # FSDP: collectives
+    learners = team.state_dict()  # model, optimizer, scheduler (per agent); FSDP: collectives
     if rank == 0:
         save_checkpoint(ckpt_dir, step, {
-            "model": weights, "optimizer": optim,
-            "scheduler": scheduler.state_dict(), "cursor": list(sampler.cursor),
+            **learners, "cursor": list(sampler.cursor),
             "shuffle": shuffle.get_state(), "config_digest": cfg.digest(),
             "run_state": run.state_dict(),
             "rank_rng": rngs}, keep=cfg.keep_checkpoints)

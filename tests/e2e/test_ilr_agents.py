@@ -16,6 +16,8 @@ def _config(out: Path, model: Path, steps: int = 1):
     cfg = load_config(CONFIG)
     cfg.output_dir, cfg.steps, cfg.checkpoint_every = out, steps, 1
     cfg.model.policy, cfg.model.warm_start = str(model), "none"
+    # the shipped config trains two policies; here agent_1 is a fixed partner
+    cfg.agents, cfg.envs[0].agents = {}, {"agent_1": "scripted:noisy"}
     cfg.rollout.eval_episodes, cfg.rollout.deterministic = 2, True
     cfg.rollout.tasks_per_step, cfg.rollout.group_size, cfg.rollout.max_tokens = 2, 2, 8
     cfg.log.trajectories, cfg.log.progress = True, False
