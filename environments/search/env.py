@@ -210,8 +210,13 @@ class SearchEnv(TextEnv):
     def _invalid(self, error: str) -> StepResult:
         # Under a judge a step pays at least -2 (think -1, query or answer -1): a malformed
         # action must pay less, or writing garbage would beat an honest bad query.
-        result = self.invalid(error, penalty=JUDGED_INVALID_PENALTY) if self.judge is not None \
-            else self.invalid(error)
+        if self.judge is None:
+            result = self.invalid(error)
+        elif self.judge_reward:
+            result = self.invalid(error, penalty=JUDGED_INVALID_PENALTY)
+        else:  # the judge only measures: its penalty goes to judge_return, the reward stays EM
+            result = self.invalid(error, penalty=0.0)
+            result.reward_components = {"judge_invalid": JUDGED_INVALID_PENALTY}
         result.observation = [{"role": "continuation", "content": f"\n{SEARCH_R1_INVALID}\n"}]
         self.format_ok = False
         return result
