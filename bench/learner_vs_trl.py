@@ -10,7 +10,8 @@ A B A B in one process; the first `--warmup` steps of each run are left out. Eac
 reports its median step time, the split between generation (envgym: the engine's rollout;
 TRL: `_generate_and_score_completions`) and the update (everything else in the step), and
 generated tokens per second. `ratio` is envgym's tokens/s over TRL's: above 1, envgym is
-faster; below 1, it is slower, and the line says so. Needs the `trl` extra.
+faster; below 1, it is slower, and the line says so. The goal (issue 27) is 1.2: a group's
+shared prompt is prefilled once on envgym's side, G times on TRL's. Needs the `trl` extra.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def trl_run(model_dir: Path, steps: int, seed: int) -> list[dict[str, float]]:
 
     def reward(completions, answer, **_):
         return [arith.grade(c[0]["content"] if isinstance(c, list) else c, a)
-                for c, a in zip(completions, answer)]
+                for c, a in zip(completions, answer, strict=True)]
 
     args = GRPOConfig(
         output_dir=tempfile.mkdtemp(prefix="trl-bench-"),
@@ -106,7 +107,7 @@ def trl_run(model_dir: Path, steps: int, seed: int) -> list[dict[str, float]]:
         trainer.train()
     lengths = [h["completions/mean_length"] for h in trainer.state.log_history
                if "completions/mean_length" in h]
-    for r, n in zip(record, lengths):
+    for r, n in zip(record, lengths, strict=False):
         r["tokens"] = n * PROMPTS * GROUP
     return record
 
@@ -153,7 +154,7 @@ def main() -> None:
         "ratio_tokens_per_s": round(ratio, 3),
         "ratio_step_time_trl_over_envgym": round(theirs["median_step_s"]
                                                  / ours["median_step_s"], 3),
-        "goal": ">= 1.5", "meets_goal": ratio >= 1.5,
+        "goal": ">= 1.2", "meets_goal": ratio >= 1.2,
         "verdict": f"envgym is {ratio:.2f}x TRL's tokens/s" if ratio >= 1
                    else f"envgym is SLOWER than TRL: {ratio:.2f}x its tokens/s"}))
 
