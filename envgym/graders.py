@@ -15,7 +15,10 @@ A `GraderCase` plays `actions` from `reset(seed=seed, options=options)` and meas
 An action is a string, or a callable `(env, history, info) -> str` for actions that need the
 task (copy the question, name the true answer); `history` is every message so far. Cases that
 do not fit one agent's step loop (multi-agent debate) give `play(make_env) -> dict` instead.
-`expect` maps a measured key to an inclusive `(lo, hi)` range. An `Ordering` asserts that one
+`expect` maps a measured key to an inclusive `(lo, hi)` range, or to a callable
+`env -> (lo, hi)` when the judgement depends on the arguments the check runs under (a
+shipped config's `zoom_points`, say): fixtures must hold under every config, not only the
+defaults. An `Ordering` asserts that one
 case's measurement beats another's by more than `margin` (a paraphrase of the honest action
 must out-earn the attack on the same task).
 """
@@ -29,13 +32,14 @@ from typing import Any, Union
 __all__ = ["GraderCase", "Ordering", "FixtureResult", "measure", "run_fixtures"]
 
 Action = Union[str, Callable[[Any, list, dict], str]]
+Range = Union[tuple[float, float], Callable[[Any], tuple[float, float]]]
 
 
 @dataclass(frozen=True)
 class GraderCase:
     name: str
     actions: tuple[Action, ...] = ()
-    expect: dict[str, tuple[float, float]] = field(default_factory=dict)
+    expect: dict[str, Range] = field(default_factory=dict)
     seed: int = 0
     options: dict[str, Any] | None = None
     env_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -62,8 +66,13 @@ class FixtureResult:
 
 def measure(case: GraderCase, make_env: Callable[..., Any]) -> dict[str, float]:
     """Play one case and return every measured key (see the module docstring)."""
+    return _play(case, make_env)[0]
+
+
+def _play(case: GraderCase, make_env: Callable[..., Any]) -> tuple[dict[str, float], Any]:
+    """The measurements and the (closed) environment they came from."""
     if case.play is not None:
-        return dict(case.play(lambda **kw: make_env(**{**case.env_kwargs, **kw})))
+        return dict(case.play(lambda **kw: make_env(**{**case.env_kwargs, **kw}))), None
     env = make_env(**case.env_kwargs)
     try:
         obs, info = env.reset(seed=case.seed, options=case.options)
@@ -83,15 +92,16 @@ def measure(case: GraderCase, make_env: Callable[..., Any]) -> dict[str, float]:
         for k, v in info.items():
             if isinstance(v, (bool, int, float)):
                 out[f"info.{k}"] = float(v)
-        return out
+        return out, env
     finally:
         env.close()
 
 
 def _check_case(case: GraderCase, make_env) -> FixtureResult:
-    got = measure(case, make_env)
+    got, env = _play(case, make_env)
     bad = []
-    for key, (lo, hi) in case.expect.items():
+    for key, bounds in case.expect.items():
+        lo, hi = bounds(env) if callable(bounds) else bounds
         value = got.get(key, 0.0 if key.startswith("component.") else None)
         if value is None:
             bad.append(f"{key} not measured")

@@ -16,7 +16,10 @@ from envgym.graders import GraderCase, Ordering
 
 __all__ = ["fixtures"]
 
-SLATE = {"judge": "rule", "judge_em": False, "max_turns": 5}
+SLATE = {"judge": "rule", "judge_em": False, "judge_reward": True, "max_turns": 5}
+"""The judge's cases pin the judge itself, so they ask it to pay even where the checked
+arguments keep it as a measurement (the SLATE config's evaluation: `judge_reward=False`);
+every other argument of the checked config still applies."""
 EM = {"judge": None, "reward": "em", "max_turns": 5}
 BRIDGE, COMPARISON = 2, 0
 _INFO = re.compile(r"<(information|documents)>(.*?)</\1>", re.DOTALL)
@@ -180,5 +183,17 @@ def _episode_cases() -> list[GraderCase | Ordering]:
             _case("garbage_pays_less_than_any_step", ("lorem ipsum",), {"reward": (-3, -3)})]
 
 
+def _as_checked() -> list[GraderCase | Ordering]:
+    """Under exactly the checked arguments (judge paying or not): one search then the gold
+    answer out-earns the same search then a wrong answer."""
+    def checked(name: str, actions: tuple) -> GraderCase:
+        return GraderCase(name, actions, {}, seed=BRIDGE, env_kwargs={})
+    return [Ordering("the_gold_answer_beats_a_wrong_one_as_checked",
+                     checked("gold", (_search(0), _answer(_gold))),
+                     checked("wrong", (_search(0), _answer(_wrong))),
+                     margin=0.5)]
+
+
 def fixtures() -> list[GraderCase | Ordering]:
-    return [*_thinking_cases(), *_search_cases(), *_answer_cases(), *_episode_cases()]
+    return [*_thinking_cases(), *_search_cases(), *_answer_cases(), *_episode_cases(),
+            *_as_checked()]

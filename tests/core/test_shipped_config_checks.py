@@ -23,7 +23,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "agents" / "configs").glob("*.toml"))
-EPISODES = 24
+EPISODES = 100
 # Environments whose episodes are expensive on CPU (sandboxed programs; a MiniLM encoder per
 # question) play fewer: their hacks so far earned all-or-nothing gaps, not marginal ones.
 FEWER = {"envgym/CodeRefine-v0": 10, "envgym/Consult-v0": 10}
