@@ -154,3 +154,7 @@ def test_slate_config_credits_search_steps_of_a_warm_started_model(tmp_path):
     assert row["slate/search_adv_abs_mean"] > 0
     spans = query_span_advantages(tmp_path / "slate")
     assert spans and any(np.abs(q).max() > 0 for q, _ in spans)
+    for step in (0, 1):  # held out: EM with the forced answer, the judge's return beside it
+        held_out = logged(tmp_path / "slate", step)
+        assert 0 <= held_out["eval/Search-v0/reward"] <= 1, held_out["eval/Search-v0/reward"]
+        assert "eval/Search-v0/judge_return" in held_out
