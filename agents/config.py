@@ -167,12 +167,18 @@ class RolloutConfig(_Strict):
     """Run the environments in this many Ray actors (`envgym[ray]`); 0: in-process. The
     policy and its one batched `generate` per turn stay in the trainer."""
     deterministic: bool = False
-    """Run episodes one at a time: the engine batches prompts in arrival order, which varies
-    between runs; this makes rollouts bit-reproducible (slow; for tests and debugging)."""
+    """Run episodes one at a time (slow; for debugging). Not needed for reproducibility: each
+    row samples from its own stream, seeded by (run seed, episode, member, agent, turn), so
+    the same seed gives the same rollouts at any concurrency and batch composition."""
     max_failed_fraction: float = Field(0.25, ge=0, lt=1)
     """Failed episodes (dead server, crashed sandbox, timeout) are dropped from their groups
     before credit; a step where a larger share of the rollouts failed is refused (training
     stops with the grouped reasons) rather than learning from what little survived."""
+    kv_reuse: bool = True
+    """HF backend: keep each episode's KV cache between turns (a turn prefills only its new
+    tokens, a group's prompt once). Same ids and log-probs as false, which recomputes."""
+    kv_cache_mb: float = Field(1024.0, gt=0)
+    """HF backend: memory bound of those caches; beyond it the oldest are recomputed."""
 
 
 class PPOConfig(_Strict):

@@ -164,10 +164,12 @@ def make_rollout_policy(cfg: TrainConfig, model: Any, tokenizer: Any, path: str)
     elif cfg.model.strategy == "fsdp" and dist_info()[1] > 1:
         from envgym.agents.policies.hf import HFPolicy
         policy = HFPolicy(path, tokenizer=tokenizer, seed=cfg.seed,
-                          device=str(next(model.parameters()).device))
+                          device=str(next(model.parameters()).device),
+                          kv_reuse=cfg.rollout.kv_reuse, kv_cache_mb=cfg.rollout.kv_cache_mb)
     else:
         from envgym.agents.policies.hf import HFPolicy
-        return HFPolicy(path, model=unwrap(model), tokenizer=tokenizer, seed=cfg.seed)
+        return HFPolicy(path, model=unwrap(model), tokenizer=tokenizer, seed=cfg.seed,
+                        kv_reuse=cfg.rollout.kv_reuse, kv_cache_mb=cfg.rollout.kv_cache_mb)
     sync_weights(policy, model, cfg)
     return policy
 
