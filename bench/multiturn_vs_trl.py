@@ -110,12 +110,14 @@ class AddToolTRL:
 
 
 def tools_system() -> str:
-    """The system text TRL's Qwen2.5 template renders for the `add` tool (and no system)."""
-    from jinja2 import Template
-    from transformers.utils import get_json_schema
+    """The system text TRL's Qwen2.5 template renders for the `add` tool (and no system).
+
+    Rendered by transformers' own template engine, as TRL renders it (plain jinja2 would
+    sort the schema's keys and give different tokens)."""
+    from transformers.utils.chat_template_utils import _compile_jinja_template, get_json_schema
     from trl.chat_template_utils import qwen2_5_chat_template
 
-    text = Template(qwen2_5_chat_template).render(
+    text = _compile_jinja_template(qwen2_5_chat_template).render(
         messages=[{"role": "user", "content": "x"}], tools=[get_json_schema(AddToolTRL().add)],
         add_generation_prompt=False)
     return text.split("<|im_start|>system\n", 1)[1].split("<|im_end|>", 1)[0]
