@@ -111,14 +111,14 @@ class OpenAIServerManager:
     """verl's server-manager interface (`generate(request_id, prompt_ids=, sampling_params=)`
     → `TokenOutput`) over an OpenAI-compatible endpoint with token ids."""
 
-    def __init__(self, url: str):
-        self.url = url
+    def __init__(self, url: str, model: str):
+        self.url, self.model = url, model  # the served model's name: others are a 400
 
     async def generate(self, request_id, *, prompt_ids, sampling_params, **_):
         import httpx
         from verl.workers.rollout.replica import TokenOutput
 
-        body = {"model": "m", "prompt": list(prompt_ids),
+        body = {"model": self.model, "prompt": list(prompt_ids),
                 "max_tokens": sampling_params.get("max_tokens", 16),
                 "temperature": sampling_params.get("temperature", 1.0),
                 "stop": sampling_params.get("stop"), "logprobs": 1, "seed": 3}
@@ -147,7 +147,8 @@ def test_agent_loop_runs_a_multi_turn_episode_with_observations_masked(policy_se
         "data": {}})
     loop = hydra.utils.instantiate(config=_agent_loop_registry["envgym"],
                                    trainer_config=DictConfigWrap(cfg),
-                                   server_manager=OpenAIServerManager(url), tokenizer=tok,
+                                   server_manager=OpenAIServerManager(url, str(model)),
+                                       tokenizer=tok,
                                    processor=None, dataset_cls=RLHFDataset,
                                    data_config=DictConfigWrap(cfg.data))
     row = {"extra_info": {"env_id": "envgym/TimeSeries-v0", "seed": 4,
