@@ -215,16 +215,24 @@ def _step_files(run_dir: Path) -> list[list[Any]]:
 
 
 def sampled_tokens(run_dir: Path, _held_out: list) -> dict[str, float]:
-    """Mean sampled action tokens per training step. A turn the credit did not train (an
-    ARTIST fork's copy of its controller's turns) was sampled once, by its controller, so it
-    is not counted again; episodes credit left out count whole."""
-    steps = _step_files(run_dir)
+    """Mean sampled action tokens per training step, each sampled turn counted once.
+
+    An ARTIST fork carries a copy of its controller's turns before `fork_turn`: that prefix
+    was sampled once, so it counts once per `controller_id`; each fork's turns from
+    `fork_turn` on are its own samples. Every other trajectory counts whole, trained or not:
+    a first-segment retry the credit leaves untrained was still sampled (the first version
+    counted only trained turns and so missed those retries; fixed after the `artist` run's
+    ratio of 0.5 exposed it, see docs/claims.md)."""
     totals = []
-    for trajs in steps:
-        total = 0
+    for trajs in _step_files(run_dir):
+        total, prefixes = 0, set()
         for t in trajs:
-            trained = (t.meta.get("credit") or {}).get("trained") or [True] * len(t.turns)
-            total += sum(len(turn.action_token_ids) for turn, m in zip(t.turns, trained) if m)
+            fork = t.meta.get("fork_turn")
+            start = 0 if fork is None else int(fork)
+            if fork is not None and t.meta.get("controller_id") not in prefixes:
+                prefixes.add(t.meta.get("controller_id"))
+                start = 0
+            total += sum(len(turn.action_token_ids) for turn in t.turns[start:])
         totals.append(total)
     return {"sampled_tokens_per_step": sum(totals) / len(totals) if totals else math.nan}
 
@@ -245,6 +253,32 @@ def all_fail_signal(run_dir: Path, _held_out: list) -> dict[str, float]:
                          ((t.meta.get("credit") or {}).get("advantages") or []) for a in row)
     return {"all_fail_groups": float(groups),
             "all_fail_with_signal": wrong / groups if groups else math.nan}
+
+
+def tied_group_signal(run_dir: Path, _held_out: list) -> dict[str, float]:
+    """The share of tied groups (every member the same return) in which some token still got
+    a non-zero advantage. GRPO's group-normalised advantage is exactly 0 there, so any signal
+    is the step-level estimator's own. `all_fail_signal` alone cannot show that where the
+    environment pays format penalties: a failing group then still varies in return (added
+    after the first `ig_search` run, whose GRPO arm had signal in 0.88 of all-fail groups)."""
+    groups = signal = 0
+    for trajs in _step_files(run_dir):
+        by: dict[str, list[Any]] = {}
+        for t in trajs:
+            by.setdefault(str(t.group_id), []).append(t)
+        for members in by.values():
+            returns = [sum(turn.reward for turn in t.turns) for t in members]
+            if len(members) < 2 or max(returns) - min(returns) > 1e-9:
+                continue
+            groups += 1
+            signal += any(a != 0.0 for t in members for row in
+                          ((t.meta.get("credit") or {}).get("advantages") or []) for a in row)
+    return {"tied_groups": float(groups),
+            "tied_with_signal": signal / groups if groups else math.nan}
+
+
+def ig_measures(run_dir: Path, held_out: list) -> dict[str, float]:
+    return {**all_fail_signal(run_dir, held_out), **tied_group_signal(run_dir, held_out)}
 
 
 def benign_lookup_rate(_run_dir: Path, held_out: list) -> dict[str, float]:

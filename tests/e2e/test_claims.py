@@ -52,3 +52,51 @@ def test_paired_summary_and_verdicts():
     assert summarise(claim, flipped)["verdict"] == "reversed"
     noisy = rows[:3] + [{"arm": "b", "seed": s, "m": v} for s, v in ((1, 0.9), (2, 0.1), (3, 0.6))]
     assert summarise(claim, noisy)["verdict"].startswith("inconclusive")
+
+
+def test_sampled_tokens_counts_each_sampled_turn_once(tmp_path):
+    """A fork's copied controller prefix counts once per controller; a first-segment retry
+    the credit leaves untrained was still sampled and counts (the first version missed it)."""
+    import sys
+
+    sys.path.insert(0, str(RUNNER.parent))
+    from common import sampled_tokens
+
+    from envgym.trajectory import Trajectory, Turn, write_trajectories
+
+    def turn(n: int) -> Turn:
+        return Turn(action_token_ids=list(range(n)))
+
+    untrained = {"credit": {"trained": [False, False, False, True]}}
+    forks = [Trajectory(env_id="e", turns=[turn(5), turn(7), turn(11), turn(3 + s)],
+                        meta={"controller_id": "q/c0", "fork_turn": 3, "sample": s, **untrained})
+             for s in range(3)]  # prefix 5 + 7 + 11 once, answers 3 + 4 + 5
+    flat = Trajectory(env_id="e", turns=[turn(2), turn(13)],
+                      meta={"credit": {"trained": [False, True]}})  # a retry, then a zoom
+    (tmp_path / "trajectories").mkdir()
+    write_trajectories(tmp_path / "trajectories" / "step_000001.jsonl", [*forks, flat])
+    got = sampled_tokens(tmp_path, [])["sampled_tokens_per_step"]
+    assert got == (5 + 7 + 11) + (3 + 4 + 5) + (2 + 13)
+
+
+def test_tied_group_signal_counts_only_groups_grpo_leaves_at_zero(tmp_path):
+    """A group whose members all have the same return is where GRPO's advantage is exactly 0;
+    a group whose failing members differ (format penalties) is not counted at all."""
+    import sys
+
+    sys.path.insert(0, str(RUNNER.parent))
+    from common import tied_group_signal
+
+    from envgym.trajectory import Trajectory, Turn, write_trajectories
+
+    def member(group: str, reward: float, adv: float) -> Trajectory:
+        return Trajectory(env_id="e", group_id=group, turns=[Turn(reward=reward)],
+                          meta={"credit": {"advantages": [[adv, 0.0]]}})
+
+    trajs = [member("tied-signal", -0.1, 0.3), member("tied-signal", -0.1, -0.3),
+             member("tied-silent", 0.0, 0.0), member("tied-silent", 0.0, 0.0),
+             member("untied", -0.2, 0.5), member("untied", 0.0, -0.5)]
+    (tmp_path / "trajectories").mkdir()
+    write_trajectories(tmp_path / "trajectories" / "step_000001.jsonl", trajs)
+    got = tied_group_signal(tmp_path, [])
+    assert got == {"tied_groups": 2.0, "tied_with_signal": 0.5}
