@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-CLAIMS = ("artist", "ig_search", "ig_search_v2", "turn_credit", "ifpo")
+CLAIMS = ("artist", "artist_v2", "ig_search", "ig_search_v2", "turn_credit", "ifpo")
 
 
 def main(argv: list[str] | None = None) -> dict:
