@@ -151,11 +151,15 @@ def summarise(claim: Claim, records: list[dict[str, Any]]) -> dict[str, Any]:
         out[key] = {"arms": arms, "paired_difference": t_interval(paired)}
     d = out[claim.metric]["paired_difference"]
     sign = -1 if claim.lower_is_better else 1
+    # The interval in the paper's direction: flipping the sign swaps its ends (the first
+    # version read `lo` for both directions and called a lower-is-better 0 [-0.23, +0.23]
+    # "reproduced").
+    lo, hi = sorted((sign * d["lo"], sign * d["hi"]))
     if d["n"] < 2 or math.isnan(d["lo"]):
         verdict = "inconclusive (fewer than two paired seeds)"
-    elif sign * d["lo"] > 0:
+    elif lo > 0:
         verdict = "reproduced"
-    elif sign * d["hi"] < 0:
+    elif hi < 0:
         verdict = "reversed"
     else:
         verdict = "inconclusive (the paired interval contains 0)"
@@ -187,6 +191,18 @@ def run_claim(claim: Claim, seeds: tuple[int, ...], steps: int | None, out: Path
             _write(out / f"{arm.name}_seed{seed}.json", record)
             log(json.dumps(record))
             records.append(record)
+    summary = summarise(claim, records)
+    _write(out / "summary.json", summary)
+    return summary
+
+
+def summarise_dir(claim: Claim, out: Path) -> dict[str, Any]:
+    """`summary.json` again from the per-(arm, seed) records a finished run wrote."""
+    arms = (claim.method.name, claim.baseline.name)
+    records = [json.loads(p.read_text()) for p in sorted(out.glob("*_seed*.json"))]
+    records = [r for r in records if r.get("arm") in arms]
+    if not records:
+        raise SystemExit(f"no records of claim {claim.name!r} in {out}")
     summary = summarise(claim, records)
     _write(out / "summary.json", summary)
     return summary

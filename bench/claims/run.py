@@ -5,8 +5,10 @@
 Writes `DIR/<arm>_seed<S>.json` per (arm, seed) and `DIR/summary.json`: each arm's mean with
 a 95% t-interval over seeds, the paired difference with its interval, and the verdict
 (reproduced, reversed or inconclusive). Prints one JSON line per record and the summary.
-`--steps` shortens a run and `--smoke` shrinks every phase (the runner's test); a result is only a claim's result at the
-registered steps and seeds, and the summary records what was run.
+`--summarise` rebuilds the summary from a finished run's records without training (after a
+fix to the summary itself). `--steps` shortens a run and `--smoke` shrinks every phase (the
+runner's test); a result is only a claim's result at the registered steps and seeds, and the
+summary records what was run.
 """
 
 from __future__ import annotations
@@ -30,14 +32,19 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, help="default: runs/claims/<claim>")
     parser.add_argument("--smoke", action="store_true",
                         help="shrink every phase to check the runner; not a result")
+    parser.add_argument("--summarise", action="store_true",
+                        help="no training: rebuild summary.json from the records in --out")
     args = parser.parse_args(argv)
-    from common import run_claim
+    from common import run_claim, summarise_dir
 
     claim = importlib.import_module(args.claim).CLAIM
     seeds = tuple(int(s) for s in args.seeds.split(",")) if args.seeds else claim.seeds
     out = args.out or Path("runs/claims") / claim.name
-    summary = run_claim(claim, seeds, args.steps, out,
-                        log=lambda line: print(line, flush=True), smoke=args.smoke)
+    if args.summarise:
+        summary = summarise_dir(claim, out)
+    else:
+        summary = run_claim(claim, seeds, args.steps, out,
+                            log=lambda line: print(line, flush=True), smoke=args.smoke)
     summary["registered"] = {"seeds": list(claim.seeds), "steps_overridden": args.steps,
                              "smoke": args.smoke}
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))

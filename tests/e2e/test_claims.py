@@ -100,3 +100,24 @@ def test_tied_group_signal_counts_only_groups_grpo_leaves_at_zero(tmp_path):
     write_trajectories(tmp_path / "trajectories" / "step_000001.jsonl", trajs)
     got = tied_group_signal(tmp_path, [])
     assert got == {"tied_groups": 2.0, "tied_with_signal": 0.5}
+
+
+def test_lower_is_better_verdict_reads_the_right_end_of_the_interval():
+    """IFPO's metric falls when it works: a paired interval around 0 is inconclusive, one
+    wholly below 0 is reproduced, one wholly above 0 reversed."""
+    import sys
+
+    sys.path.insert(0, str(RUNNER.parent))
+    from common import Arm, Claim, summarise
+
+    claim = Claim(name="x", paper="", hypothesis="", metric="m", base=lambda s: {},
+                  method=Arm("a", {}), baseline=Arm("b", {}), seeds=(1, 2, 3),
+                  budget_minutes=1, eval_episodes=1, lower_is_better=True)
+
+    def rows(diffs: list[float]) -> list[dict]:
+        return ([{"arm": "a", "seed": s, "m": 0.5 + d} for s, d in enumerate(diffs)]
+                + [{"arm": "b", "seed": s, "m": 0.5} for s in range(len(diffs))])
+
+    assert summarise(claim, rows([-0.2, 0.0, 0.2]))["verdict"].startswith("inconclusive")
+    assert summarise(claim, rows([-0.21, -0.2, -0.19]))["verdict"] == "reproduced"
+    assert summarise(claim, rows([0.19, 0.2, 0.21]))["verdict"] == "reversed"
