@@ -17,7 +17,7 @@ Seeds: 1, 2, 3. Budget: 20 minutes on 2 idle cores.
 
 Added after the first run (a measurement, no setting changed): `tied_with_signal`, the share of
 groups whose members all have the same return in which some token still has a non-zero
-advantage. The first run's GRPO arm had signal in 0.86-0.91 of its all-fail groups, because
+advantage. The first run's GRPO arm had signal in 0.86-0.98 of its all-fail groups, because
 Search-v0's format penalties make failing members' returns differ; only a tied group isolates
 the signal GRPO cannot give.
 """
