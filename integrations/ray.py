@@ -14,13 +14,15 @@ Scripted policies read environment state, so they run inside the actor next to t
 environment (`RemoteScripted`).
 
 An actor that dies fails only the episodes it held: their next call raises, and the engine
-records them as failed. Ray restarts the actor (`max_restarts=-1`) and later episodes use it.
+records them as failed. Ray restarts the actor (`max_restarts=-1`) and later episodes use it;
+a new episode asked for while the actor is still restarting waits for it (`restart_wait`).
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+import time
 from typing import Any
 
 from envgym.errors import InvalidConfig
@@ -159,7 +161,7 @@ class EnvPool:
     actor. Pass it to the engine in place of the environment id."""
 
     def __init__(self, env_id: str, workers: int, env_kwargs: dict[str, Any] | None = None, *,
-                 num_cpus: float = 1.0, max_concurrency: int = 64):
+                 num_cpus: float = 1.0, max_concurrency: int = 64, restart_wait: float = 60.0):
         if workers < 1:
             raise InvalidConfig(f"workers must be >= 1 for a Ray pool, got {workers}")
         self.ray = require_ray()
@@ -174,17 +176,32 @@ class EnvPool:
         self.actors = [remote.remote(env_id, env_kwargs or {}) for _ in range(workers)]
         self.live = {id(a): 0 for a in self.actors}
         self.lock = threading.Lock()
+        self.restart_wait = restart_wait
 
     def __call__(self) -> RemoteEnv:
         with self.lock:
             actor = min(self.actors, key=lambda a: self.live[id(a)])
             self.live[id(actor)] += 1
         try:
-            handle, attrs = self.ray.get(actor.make.remote())
+            handle, attrs = self._make(actor)
         except BaseException:
             self.track(actor, -1)
             raise
         return RemoteEnv(self, actor, handle, attrs)
+
+    def _make(self, actor: Any) -> tuple[int, dict[str, Any]]:
+        """A new environment on `actor`, waiting out a restart. Ray refuses calls while a
+        killed actor comes back (`ActorUnavailableError`); asking again is safe, because an
+        environment made before the restart died with it and was never handed out. Seen on
+        loaded cores, where a restart outlasts the next episode's first call."""
+        deadline = time.monotonic() + self.restart_wait
+        while True:
+            try:
+                return self.ray.get(actor.make.remote())
+            except self.ray.exceptions.ActorUnavailableError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.2)
 
     def track(self, actor: Any, delta: int) -> None:
         with self.lock:

@@ -161,3 +161,31 @@ trajectories = true
                          for f in sorted((out / "trajectories").glob("step_*.jsonl"))]
     assert len(runs[0]) == 2 and runs[0][0]
     assert runs[2] == runs[0]
+
+
+def test_a_new_episode_waits_out_an_actor_restart_then_gives_up():
+    """Ray refuses calls while a killed actor restarts; making an environment then retries
+    (nothing was handed out) until `restart_wait`, and past it says why."""
+    from types import SimpleNamespace
+
+    refusals = []
+
+    class Restarting:
+        def __init__(self, times: int):
+            self.times = times
+            self.make = SimpleNamespace(remote=self._make)
+
+        def _make(self):
+            if len(refusals) < self.times:
+                refusals.append(1)
+                raise ray.exceptions.ActorUnavailableError("The actor is restarting.", b"\0" * 16)
+            return (7, {"id": "x"})
+
+    fake_ray = SimpleNamespace(get=lambda ref: ref, exceptions=ray.exceptions)
+    pool = EnvPool.__new__(EnvPool)
+    pool.ray, pool.restart_wait = fake_ray, 5.0
+    assert pool._make(Restarting(times=2)) == (7, {"id": "x"}) and len(refusals) == 2
+    refusals.clear()
+    pool.restart_wait = 0.0
+    with pytest.raises(ray.exceptions.ActorUnavailableError):
+        pool._make(Restarting(times=10))
