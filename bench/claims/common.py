@@ -253,20 +253,32 @@ def sampled_tokens(run_dir: Path, _held_out: list) -> dict[str, float]:
     return {"sampled_tokens_per_step": sum(totals) / len(totals) if totals else math.nan}
 
 
-def all_fail_signal(run_dir: Path, _held_out: list) -> dict[str, float]:
-    """The share of all-fail groups (no member succeeded) in which some token still got a
-    non-zero advantage: the learning signal GRPO cannot give and IG claims to."""
-    groups = wrong = 0
+def _step_groups(run_dir: Path) -> list[list[Any]]:
+    """Every training step's groups (members sharing a `group_id`), as the trainer logged them."""
+    out = []
     for trajs in _step_files(run_dir):
         by: dict[str, list[Any]] = {}
         for t in trajs:
             by.setdefault(str(t.group_id), []).append(t)
-        for members in by.values():
-            if any(t.success for t in members):
-                continue
-            groups += 1
-            wrong += any(a != 0.0 for t in members for row in
-                         ((t.meta.get("credit") or {}).get("advantages") or []) for a in row)
+        out += by.values()
+    return out
+
+
+def _has_signal(members: list[Any]) -> bool:
+    """Some token of some member got a non-zero advantage from the credit."""
+    return any(a != 0.0 for t in members for row in
+               ((t.meta.get("credit") or {}).get("advantages") or []) for a in row)
+
+
+def all_fail_signal(run_dir: Path, _held_out: list) -> dict[str, float]:
+    """The share of all-fail groups (no member succeeded) in which some token still got a
+    non-zero advantage: the learning signal GRPO cannot give and IG claims to."""
+    groups = wrong = 0
+    for members in _step_groups(run_dir):
+        if any(t.success for t in members):
+            continue
+        groups += 1
+        wrong += _has_signal(members)
     return {"all_fail_groups": float(groups),
             "all_fail_with_signal": wrong / groups if groups else math.nan}
 
@@ -278,17 +290,12 @@ def tied_group_signal(run_dir: Path, _held_out: list) -> dict[str, float]:
     environment pays format penalties: a failing group then still varies in return (added
     after the first `ig_search` run, whose GRPO arm had signal in 0.86-0.98 of all-fail groups)."""
     groups = signal = 0
-    for trajs in _step_files(run_dir):
-        by: dict[str, list[Any]] = {}
-        for t in trajs:
-            by.setdefault(str(t.group_id), []).append(t)
-        for members in by.values():
-            returns = [sum(turn.reward for turn in t.turns) for t in members]
-            if len(members) < 2 or max(returns) - min(returns) > 1e-9:
-                continue
-            groups += 1
-            signal += any(a != 0.0 for t in members for row in
-                          ((t.meta.get("credit") or {}).get("advantages") or []) for a in row)
+    for members in _step_groups(run_dir):
+        returns = [sum(turn.reward for turn in t.turns) for t in members]
+        if len(members) < 2 or max(returns) - min(returns) > 1e-9:
+            continue
+        groups += 1
+        signal += _has_signal(members)
     return {"tied_groups": float(groups),
             "tied_with_signal": signal / groups if groups else math.nan}
 

@@ -20,7 +20,8 @@ greedy). Seeds: 1, 2, 3. Budget: 20 minutes on 2 idle cores.
 
 from __future__ import annotations
 
-from common import Arm, Claim, ig_measures, merge
+from common import Claim, ig_measures, merge
+from ig_search import CLAIM as FIRST
 from ig_search import base as first_base
 
 SFT = {"scripted": {"oracle": 0.5, "heuristic": 0.3, "random": 0.2}, "episodes": 256,
@@ -39,9 +40,8 @@ CLAIM = Claim(
                "match, and its tied groups carry non-zero advantages, GRPO's none",
     metric="metrics.em",
     base=base,
-    method=Arm("grpo_ig", {"credit": ["grpo", "ig"],
-                           "credit_options": {"ig": {"alpha": 0.5, "clip": 1.0}}}),
-    baseline=Arm("grpo", {"credit": ["grpo"]}),
+    method=FIRST.method,  # the arms are the first registration's, unchanged
+    baseline=FIRST.baseline,
     seeds=(1, 2, 3), budget_minutes=20, eval_episodes=64, extra=ig_measures,
     secondary=("tied_with_signal", "tied_groups", "all_fail_with_signal", "all_fail_groups"),
 )
