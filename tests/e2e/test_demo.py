@@ -108,3 +108,23 @@ def test_demo_exit_status_is_the_run_not_the_verdict(monkeypatch, tmp_path):
     assert plain.exit_code == 0, plain.output
     strict = runner.invoke(app, ["demo", "--out", str(tmp_path), "--require-improvement"])
     assert strict.exit_code == 1
+
+
+def test_shipped_demo_config_trains_what_the_demo_trains(tmp_path):
+    """`agents/configs/demo_cpu.toml` is the demo's run for `envgym train`: every setting that
+    shapes learning or its measurement must match `demo_config` (it once drifted: 96 held-out
+    tasks and a constant learning rate against the demo's 192 and cosine)."""
+    from pathlib import Path
+
+    from envgym.agents.config import load_config
+    from envgym.agents.demo import demo_config
+
+    shipped = load_config(Path(__file__).parents[2] / "agents/configs/demo_cpu.toml")
+    ours = load_config(demo_config(tmp_path))
+    assert shipped.steps == ours.steps and shipped.seed == ours.seed
+    for part in ("model", "rollout", "ppo", "optim", "sft"):
+        assert getattr(shipped, part) == getattr(ours, part), part
+    assert shipped.credit == ours.credit and shipped.credit_options == ours.credit_options
+    mine, theirs = shipped.envs[0], ours.envs[0]
+    assert (mine.id, mine.kwargs, mine.train_seeds, mine.eval_seeds) == \
+        (theirs.id, theirs.kwargs, theirs.train_seeds, theirs.eval_seeds)
