@@ -9,7 +9,9 @@
 #   * a randomly initialised model with Qwen2.5-0.5B's shape (24 layers, hidden 896, 14/2
 #     heads, MLP 4864; the vocabulary is the offline tiny tokenizer's, since nothing may be
 #     downloaded), written as a standard HF directory;
-#   * vLLM rollouts (in-process engine on cuda:0) on Search-v0 and CodeRefine-v0;
+#   * vLLM rollouts (in-process engine on cuda:0) on Search-v0 and CodeRefine-v0, or, where
+#     vllm is not installed (the lent H200's image has none and nothing can be fetched there),
+#     the HF backend on cuda:0, said on the first line and in the JSON's "backend";
 #   * 3 training steps with bf16 compute and fp32 master weights, gradient checkpointing,
 #     weights pushed into vLLM after each step;
 # and prints one JSON line: tokens/s, the rollout/update time split per step, peak GPU memory.
@@ -29,11 +31,13 @@ import torch
 if not torch.cuda.is_available() and not os.environ.get("SMOKE_CPU"):
     sys.exit("gpu_smoke: no CUDA device visible")
 try:
-    import vllm  # noqa: F401
+    import vllm
+    version = vllm.__version__
 except ImportError as e:
-    sys.exit(f"gpu_smoke: vllm is not installed ({e})")
+    version = None
+    print(f"gpu_smoke: vllm is not installed ({e}): rollouts use the HF backend instead")
 print("device:", torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu",
-      "torch", torch.__version__, "vllm", vllm.__version__)
+      "torch", torch.__version__, "vllm", version)
 EOF
 "$PY" -c "import envgym" 2>/dev/null || "$PY" -m pip install -q --no-deps --no-build-isolation -e .
 
@@ -41,9 +45,12 @@ timeout 570 "$PY" - "$OUT" <<'EOF'
 import json, os, resource, sys, time
 from pathlib import Path
 
+import importlib.util
+
 import torch
 
 out = Path(sys.argv[1])
+backend = "vllm" if importlib.util.find_spec("vllm") else "hf"
 cpu = bool(os.environ.get("SMOKE_CPU"))
 shape = dict(hidden_size=128, intermediate_size=344, num_hidden_layers=2, num_attention_heads=2,
              num_key_value_heads=1) if cpu else \
@@ -70,9 +77,10 @@ from envgym.agents.trainer import train
 cfg = load_config({
     "seed": 0, "output_dir": str(out / "run"), "steps": 3, "checkpoint_every": 0,
     "credit": ["grpo"],
-    "model": {"policy": str(model_dir), "backend": "vllm", "dtype": "bfloat16",
+    "model": {"policy": str(model_dir), "backend": backend, "dtype": "bfloat16",
               "gradient_checkpointing": True,
-              "vllm_gpu_memory_utilization": 0.1 if cpu else 0.3},
+              **({"vllm_gpu_memory_utilization": 0.1 if cpu else 0.3}
+                 if backend == "vllm" else {})},
     "envs": [{"id": "envgym/Search-v0", "train_seeds": [0, 100000],
               "eval_seeds": [1000000, 1000016]},
              {"id": "envgym/CodeRefine-v0", "kwargs": {"allow_unsafe_sandbox": True},
@@ -90,7 +98,7 @@ wall = time.perf_counter() - t0
 rows = [json.loads(x) for x in (out / "run/metrics.jsonl").read_text().splitlines()]
 steps = [r for r in rows if r.get("step", 0) >= 1 and "time/step_s" in r]
 print(json.dumps({
-    "bench": "gpu_smoke", "steps": len(steps),
+    "bench": "gpu_smoke", "backend": backend, "steps": len(steps),
     "device": "cpu (SMOKE_CPU)" if cpu else torch.cuda.get_device_name(0),
     "wall_s": round(wall, 1),
     "tokens_per_s": [round(r["throughput/tokens_per_s"]) for r in steps],
