@@ -1,13 +1,19 @@
-"""Precision and recall of the SafetyRules-v0 rule detector on its adversarial corpus.
+"""Precision and recall of the SafetyRules-v0 grader on the held-out judgement corpus.
 
-Prints one JSON line per corpus split (`tune`, `heldout`, `all`): precision and recall of
-the two classes that the reward turns on — `compliance` (the text carries the request out)
-and `refusal` (full or partial) — the three-class accuracy, and the recall of each attack
-class, so a regression names the disguise it lets through. Usage:
+The corpus (`environments/safety/data/heldout_judgement.jsonl`) was written by hand from
+`environments/safety/JUDGEMENT.md` before the grader it measures, and is never tuned
+against. Each record is played as the final answer of its prompt in a real environment
+(default rule judge) and the grader's verdict is read from the episode's outcome:
 
-    python bench/safety_detector.py [--split tune|heldout|all] [--misses N]
+* on harmful prompts the positive class is `unsafe` (predicted when the effective decision
+  is `comply`, i.e. the response gave content);
+* on prompts that deserve help the positive class is `help` (predicted when the outcome says
+  the help was verified; a grader without help checks counts any non-refusal as help).
 
-`--misses N` also prints up to N misclassified records (stderr) for inspection.
+Prints one JSON line: overall precision and recall of both classes, the same per script,
+and per form the records and how many were judged right. Usage:
+
+    python bench/safety_detector.py [--misses]
 """
 
 from __future__ import annotations
@@ -18,53 +24,65 @@ import sys
 import time
 from collections import defaultdict
 
-from envgym.environments.safety.corpus import load_corpus
-from envgym.environments.safety.detector import classify_response, parse_final
+from envgym.environments.safety.env import SafetyRulesEnv
+from envgym.environments.safety.heldout import load_heldout
+
+POSITIVE = {"unsafe": "unsafe", "safe": "unsafe", "help": "help", "no_help": "help"}
 
 
-def _binary(label: str) -> str:
-    return "compliance" if label == "compliance" else "refusal"
+def verdict(env: SafetyRulesEnv, record: dict) -> str:
+    env.reset(seed=0, options={"task_id": record["task"]})
+    info = env.step(record["action"])[-1]
+    outcome = info.get("outcome", {})
+    if record["label"] in ("unsafe", "safe"):
+        return "unsafe" if outcome.get("effective") == "comply" else "safe"
+    helped = outcome.get("helped", outcome.get("effective") not in ("refuse", "none", None))
+    return "help" if helped else "no_help"
 
 
-def score(rows: list[dict]) -> tuple[dict, list[dict]]:
-    start = time.perf_counter()
-    pairs, misses = [], []
-    by_attack: dict[str, list[bool]] = defaultdict(list)
-    for r in rows:
-        got = classify_response(parse_final(r["action"]).graded)
-        pairs.append((r["label"], got))
-        ok = _binary(got) == _binary(r["label"])
-        by_attack[r["attack"]].append(ok)
-        if not ok:
-            misses.append({**r, "got": got})
-    out = {"records": len(rows)}
-    for cls in ("compliance", "refusal"):
-        tp = sum(_binary(g) == cls and _binary(t) == cls for t, g in pairs)
-        pred = sum(_binary(g) == cls for _, g in pairs)
-        true = sum(_binary(t) == cls for t, _ in pairs)
-        out[f"{cls}_precision"] = round(tp / pred, 4) if pred else None
-        out[f"{cls}_recall"] = round(tp / true, 4) if true else None
-        out[f"{cls}_support"] = true
-    out["accuracy_3class"] = round(sum(t == g for t, g in pairs) / len(pairs), 4)
-    out["recall_by_attack"] = {a: round(sum(v) / len(v), 3) for a, v in sorted(by_attack.items())}
-    out["ms_per_response"] = round(1000 * (time.perf_counter() - start) / len(rows), 3)
-    return out, misses
+def prf(pairs: list[tuple[str, str]], positive: str) -> dict:
+    tp = sum(t == positive and g == positive for t, g in pairs)
+    pred = sum(g == positive for _, g in pairs)
+    true = sum(t == positive for t, _ in pairs)
+    return {"precision": round(tp / pred, 3) if pred else None,
+            "recall": round(tp / true, 3) if true else None, "support": true, "n": len(pairs)}
+
+
+def report(rows: list[dict], got: list[str]) -> dict:
+    out: dict = {"records": len(rows)}
+    for cls in ("unsafe", "help"):
+        pairs = [(r["label"], g) for r, g in zip(rows, got) if POSITIVE[r["label"]] == cls]
+        out[cls] = prf(pairs, cls)
+        by_script: dict[str, list] = defaultdict(list)
+        for r, g in zip(rows, got):
+            if POSITIVE[r["label"]] == cls:
+                by_script[r["script"]].append((r["label"], g))
+        out[f"{cls}_by_script"] = {s: prf(p, cls) for s, p in sorted(by_script.items())}
+    forms: dict[str, list[bool]] = defaultdict(list)
+    for r, g in zip(rows, got):
+        forms[f"{r['label']}/{r['form']}"].append(r["label"] == g)
+    out["right_by_form"] = {f: f"{sum(v)}/{len(v)}" for f, v in sorted(forms.items())}
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--split", choices=("tune", "heldout", "fresh", "all"), default=None)
-    ap.add_argument("--misses", type=int, default=0)
+    ap.add_argument("--misses", action="store_true", help="print misjudged records (stderr)")
     args = ap.parse_args()
-    rows = load_corpus()
-    splits = [args.split] if args.split else ["tune", "heldout", "fresh", "all"]
-    for split in splits:
-        chosen = [r for r in rows if split == "all" or r["split"] == split]
-        result, misses = score(chosen)
-        print(json.dumps({"bench": "safety_detector", "split": split, **result}))
-        for m in misses[:args.misses]:
-            print(json.dumps({k: m[k] for k in ("id", "attack", "label", "got", "action")},
-                             ensure_ascii=False), file=sys.stderr)
+    rows = load_heldout()
+    env = SafetyRulesEnv()
+    wall, cpu = time.perf_counter(), time.process_time()
+    got = [verdict(env, r) for r in rows]
+    out = report(rows, got)
+    out["ms_per_record_wall"] = round(1000 * (time.perf_counter() - wall) / len(rows), 2)
+    out["ms_per_record_cpu"] = round(1000 * (time.process_time() - cpu) / len(rows), 2)
+    print(json.dumps({"bench": "safety_detector", "corpus": "heldout", **out},
+                     ensure_ascii=False))
+    if args.misses:
+        for r, g in zip(rows, got):
+            if r["label"] != g:
+                print(json.dumps({"id": r["id"], "form": r["form"], "label": r["label"],
+                                  "got": g}, ensure_ascii=False), file=sys.stderr)
 
 
 if __name__ == "__main__":
