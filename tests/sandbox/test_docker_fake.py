@@ -31,6 +31,15 @@ from envgym.sandbox._supervise import supervise  # noqa: E402
 from envgym.sandbox.backends.docker_ import DockerBackend, _parse  # noqa: E402
 
 
+def _extract_trusted(tar: tarfile.TarFile, dest: str) -> None:
+    """Unpack our own archives as Docker would (modes and owners kept). `filter=` arrived in
+    Python 3.11.4 (and 3.10.12); older interpreters extract that way without it."""
+    if hasattr(tarfile, "fully_trusted_filter"):
+        tar.extractall(dest, filter="fully_trusted")
+    else:
+        tar.extractall(dest)
+
+
 class APIError(Exception):
     """Stands for docker.errors.APIError."""
 
@@ -59,7 +68,7 @@ class FakeContainer:
     def put_archive(self, path: str, data: bytes) -> bool:
         dest = self._host(path)
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-            tar.extractall(dest, filter="fully_trusted")
+            _extract_trusted(tar, dest)
         return True
 
     def get_archive(self, path: str):
