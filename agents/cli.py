@@ -1,4 +1,4 @@
-"""Commands the lead mounts on `envgym`: `serve-policy` and `tiny-model`."""
+"""Commands the lead mounts on `envgym`: `serve-policy`, `tiny-model` and `base-model`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-__all__ = ["serve_policy", "tiny_model"]
+__all__ = ["base_model", "serve_policy", "tiny_model"]
 
 
 def serve_policy(
@@ -44,3 +44,33 @@ def tiny_model(out: Annotated[Path, typer.Option("--out", help="directory to cre
     from envgym.agents.tiny import build_tiny_model
     path = build_tiny_model(out)
     typer.echo(str(path))
+
+
+def base_model(
+    out: Annotated[Path, typer.Option("--out", help="directory for checkpoint, model, report")],
+    device: Annotated[str, typer.Option(help="cpu, cuda or cuda:N")] = "cpu",
+    steps: Annotated[Optional[int], typer.Option(min=1, help="optimizer steps in all")] = None,
+    minutes: Annotated[Optional[float], typer.Option(
+        min=0.01, help="wall-clock budget in all (instead of --steps)")] = None,
+    seed: Annotated[int, typer.Option(help="initialisation and corpus seed")] = 0,
+    resume: Annotated[bool, typer.Option(help="continue from DIR/checkpoint")] = False,
+    shape: Annotated[str, typer.Option(help="model size: small, base or large")] = "base",
+    batch_size: Annotated[int, typer.Option(min=1, help="sequences per step")] = 16,
+    seq_len: Annotated[int, typer.Option(min=8, help="tokens per sequence")] = 256,
+    lr: Annotated[float, typer.Option(min=0.0, help="peak learning rate")] = 2e-3,
+    workers: Annotated[int, typer.Option(min=0, help="corpus worker processes")] = 0,
+    checkpoint_minutes: Annotated[float, typer.Option(
+        min=0.01, help="minutes between checkpoints")] = 2.0,
+) -> None:
+    """Pretrain the offline base model on the generic-skills corpus (Ctrl-C checkpoints)."""
+    from envgym.agents.base_model import PretrainArgs, pretrain
+    args = PretrainArgs(out=str(out), device=device, steps=steps, minutes=minutes, seed=seed,
+                        shape=shape, batch_size=batch_size, seq_len=seq_len, lr=lr,
+                        workers=workers, checkpoint_minutes=checkpoint_minutes)
+    report = pretrain(args, resume=resume)
+    typer.echo(f"{out / 'model'}: {report['parameters'] / 1e6:.2f}M parameters, "
+               f"{report['tokens']:,} tokens in {report['seconds']:.0f} s "
+               f"({report['tokens_per_s']:,.0f} tokens/s), loss {report['loss_final']}, "
+               f"validation loss {report['valid_loss'][-1]['loss']}")
+    if report["interrupted"]:
+        raise typer.Exit(130)

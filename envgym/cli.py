@@ -91,6 +91,9 @@ def check(
     list_hacks: Annotated[bool, typer.Option("--list-hacks", help="only play the hack_* policies, "
                                              "one line each with its result")] = False,
     hack_episodes: Annotated[int, typer.Option(min=1, help="episodes per hack")] = 100,
+    mutants: Annotated[bool, typer.Option("--mutants", help="perturb each grader rule in turn "
+                                          "and require a grader fixture to notice; prints the "
+                                          "mutation score and every surviving mutant")] = False,
 ) -> None:
     """Check that an environment is sound and its hacks lose; exits non-zero on failure."""
     from envgym.checker import CHECK_NAMES, check as run_check, check_config
@@ -104,6 +107,8 @@ def check(
     if config is not None and (env_arg or list_hacks):
         raise typer.BadParameter("--config gives the environment arguments; drop --env-arg and "
                                  "--list-hacks (use --only hacks)")
+    if mutants:
+        _check_mutants(env_id, config, parse_env_args(env_arg))
     if list_hacks:
         from envgym.hacks import run_hacks
 
@@ -122,6 +127,27 @@ def check(
     else:
         reports = [run_check(env_id, hack_episodes=hack_episodes, only=only,
                              **parse_env_args(env_arg))]
+    for report in reports:
+        print(report.render())
+    raise typer.Exit(0 if all(r.ok for r in reports) else 1)
+
+
+def _check_mutants(env_id: str | None, config: Path | None, env_kwargs: dict[str, Any]) -> None:
+    """`check --mutants`: one mutation report per environment (per config variant with
+    --config); exits 1 when a mutant survives or a family declares no rules."""
+    from envgym.checker import config_variants
+    from envgym.errors import InvalidConfig
+    from envgym.mutation import run_mutants
+
+    if config is None:
+        runs = [(env_id, env_kwargs)]
+    else:
+        try:
+            runs = [(v.env_id, v.kwargs) for v in config_variants(config, env_id)]
+        except InvalidConfig as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(2) from None
+    reports = [run_mutants(i, kw) for i, kw in runs]
     for report in reports:
         print(report.render())
     raise typer.Exit(0 if all(r.ok for r in reports) else 1)
@@ -444,6 +470,7 @@ def view(
 # ---- subsystems' commands (their modules keep heavy imports inside the commands) ----------
 
 from envgym.agents.cli import serve_policy as _serve_policy, tiny_model as _tiny_model  # noqa: E402
+from envgym.agents.cli import base_model as _base_model  # noqa: E402
 from envgym.integrations.openenv.cli import serve_env as _serve_env  # noqa: E402
 from envgym.agents.learner_cli import demo as _demo, sft as _sft, train as _train  # noqa: E402
 from envgym.environments.safety.cli import frontier as _frontier  # noqa: E402
@@ -460,6 +487,7 @@ app.command("serve-retriever")(_serve_retriever)
 app.command("serve-policy")(_serve_policy)
 app.command("serve-env")(_serve_env)
 app.command("tiny-model")(_tiny_model)
+app.command("base-model")(_base_model)
 app.command("safety-frontier")(_frontier)
 
 
