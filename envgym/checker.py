@@ -30,6 +30,7 @@ from typing import Any
 from envgym.core import TextEnv
 from envgym.errors import InvalidConfig
 from envgym.multiagent import MultiAgentTextEnv
+from envgym.mutation import MutationReport, run_mutants  # noqa: F401  (`check --mutants`)
 from envgym.registration import make, spec
 
 __all__ = ["CHECK_NAMES", "CheckReport", "ConfigVariant", "check", "check_config",

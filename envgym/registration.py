@@ -41,6 +41,7 @@ class EnvSpec:
     scripted: dict[str, str] = field(default_factory=dict)
     multi_agent: bool = False
     grader_fixtures: str | Callable[[], list] | None = None
+    grader_rules: Any = None  # "module:attr": a RuleTable, a list of them, or a callable
 
     def __post_init__(self) -> None:
         if not ID_RE.match(self.id):
@@ -56,7 +57,7 @@ _plugins_loaded = False
 def register(id: str, entry_point: str | Callable[..., Any], *, description: str = "",
              scripted: dict[str, str] | None = None, multi_agent: bool = False,
              grader_fixtures: str | Callable[[], list] | None = None,
-             **kwargs: Any) -> EnvSpec:
+             grader_rules: Any = None, **kwargs: Any) -> EnvSpec:
     """Register an environment.
 
     Args:
@@ -67,10 +68,13 @@ def register(id: str, entry_point: str | Callable[..., Any], *, description: str
         multi_agent: True for PettingZoo `ParallelEnv` environments.
         grader_fixtures: `"module:fixtures"`, a function returning the labelled grader cases
             (`envgym.graders`) that `envgym check` runs.
+        grader_rules: `"module:attr"` naming the grader's `envgym.rules.RuleTable`, a list of
+            them, or a callable returning either; `envgym check ID --mutants` perturbs every
+            rule and requires a grader fixture to notice each perturbation.
         **kwargs: default constructor arguments; `make(id, **overrides)` overrides them.
     """
     new = EnvSpec(id, entry_point, description, kwargs, dict(scripted or {}), multi_agent,
-                  grader_fixtures)
+                  grader_fixtures, grader_rules)
     if id in _REGISTRY:
         warnings.warn(f"Overriding environment {id} already in registry.", stacklevel=2)
     _REGISTRY[id] = new
