@@ -65,11 +65,24 @@ class SamplingParams:
 
 def mix_seed(*parts: int) -> int:
     """A 63-bit seed from integer parts, e.g. (run seed, episode, member, turn). Hashing the
-    tuple, not adding, so that (s, i + 1) and (s + 1, i) never share a stream."""
+    tuple, not adding, so that (s, i + 1) and (s + 1, i) never share a stream.
+
+    The encoding is injective, so only chance collisions remain. numpy's `SeedSequence`
+    pads its entropy with zeros to four words and splits big ints into 32-bit words, so
+    `(0, 5, 1)` and `(0, 5, 1, 0)`, or `(2**32,)` and `(0, 1)`, would mix alike. Four or
+    more parts that each fit in 32 bits (the rollout's turn seeds) are already unambiguous
+    and keep the stream they always had; any other tuple is written as its length followed
+    by two words per part, and mixed with an eight-word pool, a hash unrelated to the first.
+    """
     import numpy as np
 
     words = [int(p) & (2**64 - 1) for p in parts]
-    state = np.random.SeedSequence(words).generate_state(2, dtype=np.uint32)
+    if len(words) >= 4 and all(w < 2**32 for w in words):
+        seq = np.random.SeedSequence(words)
+    else:
+        framed = [len(words)] + [half for w in words for half in (w & 0xFFFFFFFF, w >> 32)]
+        seq = np.random.SeedSequence(framed, pool_size=8)
+    state = seq.generate_state(2, dtype=np.uint32)
     return int((int(state[0]) << 32 | int(state[1])) & (2**63 - 1))
 
 
