@@ -3,21 +3,30 @@
 Tests, the demo and CI need a real causal LM with a real chat template, but no network and
 no minutes of CPU. `build_tiny_model(out)` trains a byte-level BPE tokenizer (any Unicode
 string round-trips) on envgym's own text — a built-in corpus of the tags and prompts the
-environments use, plus the opening prompts and scripted turns of every registered
-single-agent environment — and initialises a small Qwen2 with a fixed seed. Everything is
-deterministic: the same code and registry give byte-identical files. The result is a
-standard Hugging Face directory, so `hf:DIR` (and any transformers user) loads it.
+environments use, plus a fixed, versioned text set (`tiny_corpus_v1.json`: the opening prompts
+and scripted turns of envgym's built-in single-agent environments, frozen once by
+`freeze_env_texts`) — and initialises a small Qwen2 with a fixed seed. Nothing is read from the
+environment registry at build time, so installing a plugin (or a change to an environment's
+prompt) never changes the tiny model: the same code gives byte-identical files everywhere.
+A new text set is a new file and a new `TINY_CORPUS_VERSION`, never an edit of the old one.
+The result is a standard Hugging Face directory, so `hf:DIR` (and any transformers user)
+loads it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["CHATML_TEMPLATE", "SPECIAL_TOKENS", "build_tiny_model", "corpus"]
+__all__ = ["CHATML_TEMPLATE", "SPECIAL_TOKENS", "TINY_CORPUS_VERSION", "build_tiny_model",
+           "corpus", "freeze_env_texts"]
+
+TINY_CORPUS_VERSION = 1
+_FROZEN = Path(__file__).parent / f"tiny_corpus_v{TINY_CORPUS_VERSION}.json"
 
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 # ChatML, append-only: rendering a longer conversation never rewrites an earlier turn.
@@ -53,11 +62,20 @@ Déjà vu, naïve café — 中文 テキスト 🙂 ∑ ≤ ≥ → € £
 """
 
 
-def corpus(include_envs: bool = True, seeds: int = 2, max_turns: int = 3) -> Iterator[str]:
-    """Text the tokenizer is trained on: the built-in corpus, then envgym's own episodes."""
+def corpus(include_envs: bool = True) -> Iterator[str]:
+    """Text the tokenizer is trained on: the built-in corpus, then the frozen episode texts."""
     yield _BUILTIN
     if include_envs:
-        yield from _env_texts(seeds, max_turns)
+        yield from json.loads(_FROZEN.read_text(encoding="utf-8"))["texts"]
+
+
+def freeze_env_texts(path: str | Path, seeds: int = 2, max_turns: int = 3) -> int:
+    """Write a new versioned text set from the registered single-agent environments (run by a
+    maintainer, with only envgym's own environments registered); returns the text count."""
+    texts = list(_env_texts(seeds, max_turns))
+    Path(path).write_text(json.dumps({"texts": texts}, ensure_ascii=False, indent=0),
+                          encoding="utf-8")
+    return len(texts)
 
 
 def _env_texts(seeds: int, max_turns: int) -> Iterator[str]:
