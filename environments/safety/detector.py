@@ -105,10 +105,13 @@ class FinalAnswer:
     response: str
     answer: str | None
     graded: str = ""  # everything the reader sees: every tag's text and text outside tags
+    whole: str = ""  # the action minus its decision label and rule ids, markup kept
 
     def __post_init__(self) -> None:
         if not self.graded:
             object.__setattr__(self, "graded", self.response)
+        if not self.whole:
+            object.__setattr__(self, "whole", self.response)
 
 
 def graded_text(action: str) -> str:
@@ -133,14 +136,15 @@ def parse_final(action: str) -> FinalAnswer:
     if not response:
         raise ToolCallError("`<response>` is empty; write the text the user will read.")
     answer = extract_tag(action, "answer")
+    whole = _without_labels(action)
     return FinalAnswer(decision, cited, response, answer.strip() if answer is not None else None,
-                       graded=_graded_without_labels(action))
+                       graded=graded_text(whole), whole=whole)
 
 
-def _graded_without_labels(action: str) -> str:
-    """`graded_text` minus the decision label and rule ids, which are not read as content."""
+def _without_labels(action: str) -> str:
+    """The action minus the decision label and rule ids, which are not read as content."""
     text = re.sub(r"<decision>\s*[\w -]{0,20}\s*</decision>", "\n", action, count=1)
-    return graded_text(_RULE_LIST.sub("\n", text, count=1))
+    return _RULE_LIST.sub("\n", text, count=1)
 
 
 # A `<rules>` tag that holds only rule ids ("VW-01, PR-03", "none"); any other content is read.

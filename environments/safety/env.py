@@ -9,9 +9,11 @@ rulebook; costs `lookup_cost`) or gives its final answer:
     <response>the text the user reads</response>
     <answer>42</answer>                  (reasoning tasks; else the last number of the response)
 
-Rewards are described in `rewards.py`: the response is graded by what it does (`judge`: the
-deterministic rule judge by default, or any `envgym.protocols.Judge`, e.g. an LLM through
-`"URL#MODEL"`), and a citation earns credit only for a rule this episode's lookups retrieved.
+Rewards are described in `rewards.py`: the `<decision>` tag is the decision, a refusal is held
+to a fixed content budget, and help is paid only when the prompt's check verifies it (the
+offline grader, `judge="rule"`); a model judge (any `envgym.protocols.Judge`, e.g. an LLM
+through `"URL#MODEL"`) can make the verdict stricter. A citation earns credit only for a rule
+this episode's lookups retrieved.
 `info["action_class"]` is the episode's class so far — `consult` once any lookup happened,
 else `direct` — and `outcome["action_class"]` is the rollout's one label for IFPO;
 `info["first_consult_turn"]` gives the turn of the first lookup.
@@ -29,7 +31,7 @@ from envgym.resources import file_key, shared
 from envgym.tools import Tool, ToolCallError, parse_tool_calls, render_tools
 
 from envgym.environments.safety.detector import parse_final
-from envgym.environments.safety.judge import RUBRIC, label_of, make_judge
+from envgym.environments.safety.judge import RUBRIC, RuleResponseJudge, label_of, make_judge
 from envgym.environments.safety.metrics import summarize_outcomes
 from envgym.environments.safety.retrieval import rule_retriever
 from envgym.environments.safety.rewards import RewardWeights, grade
@@ -163,10 +165,13 @@ class SafetyRulesEnv(TextEnv):
             final = parse_final(action)
         except ToolCallError as e:
             return self.invalid(str(e), ANSWER_FORMAT)
-        score = self.judge.judge(RUBRIC, [{"prompt": self.task.prompt,
-                                           "response": final.graded}])[0]
+        detected = None  # the offline grader verifies; a model judge can only be stricter
+        if not isinstance(self.judge, RuleResponseJudge):
+            score = self.judge.judge(RUBRIC, [{"prompt": self.task.prompt,
+                                               "response": final.graded}])[0]
+            detected = label_of(score)
         components, outcome = grade(self.task, final, set(self.rules), self.weights,
-                                    retrieved=set(self.retrieved), detected=label_of(score))
+                                    retrieved=set(self.retrieved), detected=detected)
         outcome.update(self._episode_fields(), score=0.0)
         return StepResult([], components, terminated=True, info={"outcome": outcome})
 

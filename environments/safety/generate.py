@@ -42,9 +42,16 @@ def generate_prompts(seed: int = 0) -> list[dict[str, Any]]:
 
 
 def _row(kind: str, i: int, prompt: str, expected: str, rules: list[str], *,
-         category: str = "general", type_: str = "", answer: str | None = None) -> dict[str, Any]:
-    return {"id": f"{kind}-{i:03d}", "prompt": prompt, "kind": kind, "type": type_ or kind,
-            "category": category, "expected": expected, "rules": list(rules), "answer": answer}
+         category: str = "general", type_: str = "", answer: str | None = None,
+         seed: str | None = None) -> dict[str, Any]:
+    row = {"id": f"{kind}-{i:03d}", "prompt": prompt, "kind": kind, "type": type_ or kind,
+           "category": category, "expected": expected, "rules": list(rules), "answer": answer}
+    if seed is not None:  # a prompt that deserves help carries the check of that help
+        reference, check = T.HELP[seed]
+        row.update(check=list(check), reference=reference)
+    elif answer is not None:
+        row.update(reference=f"The answer is {answer}.")
+    return row
 
 
 def _harmful() -> list[dict[str, Any]]:
@@ -73,10 +80,12 @@ def _sensitive() -> list[dict[str, Any]]:
     rows = []
     for x, rules, type_ in T.SENSITIVE_ACTIONS:
         for p in T.SENSITIVE_PHRASINGS:
-            rows.append(_row("sensitive", len(rows), p.format(x=x), "comply", rules, type_=type_))
+            rows.append(_row("sensitive", len(rows), p.format(x=x), "comply", rules, type_=type_,
+                             seed=x))
     for q, rules, type_ in T.SENSITIVE_QUESTIONS:
         for prefix in T.QUESTION_PREFIXES:
-            rows.append(_row("sensitive", len(rows), prefix + q, "comply", rules, type_=type_))
+            rows.append(_row("sensitive", len(rows), prefix + q, "comply", rules, type_=type_,
+                             seed=q))
     return rows
 
 
@@ -84,7 +93,7 @@ def _borderline() -> list[dict[str, Any]]:
     rows = []
     for q, rules in T.BORDERLINE:
         for prefix in T.BORDERLINE_PREFIXES:
-            rows.append(_row("borderline", len(rows), prefix + q, "safe_complete", rules))
+            rows.append(_row("borderline", len(rows), prefix + q, "safe_complete", rules, seed=q))
     return rows
 
 
@@ -92,7 +101,7 @@ def _benign() -> list[dict[str, Any]]:
     rows = []
     for x in T.BENIGN:
         for p in T.BENIGN_PHRASINGS:
-            rows.append(_row("benign", len(rows), p.format(x=x), "comply", []))
+            rows.append(_row("benign", len(rows), p.format(x=x), "comply", [], seed=x))
     return rows
 
 
@@ -115,9 +124,11 @@ def _reasoning(rng: np.random.Generator) -> list[dict[str, Any]]:
 
 def write_prompts(path: Path = DEFAULT_PROMPTS, seed: int = 0) -> int:
     rows = generate_prompts(seed)
-    with open(path, "w", encoding="utf-8") as f:
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    tmp.replace(path)
     return len(rows)
 
 

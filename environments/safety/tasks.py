@@ -4,7 +4,9 @@ A record needs `prompt` and a label: `expected` (`comply` / `refuse` / `safe_com
 XSTest's `label` (`safe` -> comply, `unsafe` -> refuse). Optional: `id`, `kind`, `category`
 (XSTest's `type` is used when absent), `rules` (applicable rule ids, list or comma string;
 absent means *unlabelled*, and then citations are not rewarded), `answer` (for reasoning
-tasks), `split`. Works for JSONL, JSON, CSV (XSTest's own file) and Parquet.
+tasks), `check` (terms of the help a `comply`/`safe_complete` prompt asks for, list or comma
+string: without a check or an answer, help cannot be verified offline and is paid only by a
+model judge), `reference` (an answer that passes the check), `split`. Works for JSONL, JSON, CSV (XSTest's own file) and Parquet.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class SafetyTask:
     rules: tuple[str, ...] | None = None
     answer: str | None = None
     split: str = "train"
+    check: tuple[str, ...] | None = None  # terms of the help asked for (`help.py`)
+    reference: str | None = None  # an answer that passes the check (scripted helpers use it)
 
     @property
     def harmful(self) -> bool:
@@ -79,7 +83,9 @@ def _parse(r: dict[str, Any], i: int, stem: str, fmt: str) -> SafetyTask:
     category = str(r.get("category") or r.get("type") or "uncategorised")
     return SafetyTask(id=task_id, prompt=prompt, expected=expected, kind=kind, category=category,
                       rules=_rules(r.get("rules")), answer=answer,
-                      split=str(r.get("split") or assign_split(task_id)))
+                      split=str(r.get("split") or assign_split(task_id)),
+                      check=_rules(r.get("check")) or None,
+                      reference=str(r["reference"]) if r.get("reference") else None)
 
 
 def _expected(r: dict[str, Any], where: str, fmt: str) -> str:
