@@ -303,6 +303,8 @@ class TrainConfig(_Strict):
     @model_validator(mode="after")
     def _credit_options(self) -> TrainConfig:
         validate_chain(self.credit, self.credit_options)
+        for env in self.envs:  # an environment may say which estimators its signals feed
+            _check_credit_support(env.id, env.kwargs, self.credit)
         relative = [n for n in GROUP_RELATIVE if n in self.credit]
         if relative and self.rollout.group_size < 2:
             raise ValueError(f"credit {relative[0]!r} compares the rollouts of a group: with "
@@ -372,6 +374,21 @@ class TrainConfig(_Strict):
         keep = self.model_dump(mode="json", exclude={"steps", "log", "eval_every",
                                                      "checkpoint_every", "keep_checkpoints"})
         return hashlib.sha1(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _check_credit_support(env_id: str, kwargs: dict[str, Any], chain: list[str]) -> None:
+    """Refuse estimators the environment's class says its signals cannot feed (its optional
+    `credit_support(kwargs) -> {name: reason or None}`, e.g. imported environments)."""
+    try:
+        from envgym.runstate import env_class
+        support = getattr(env_class(env_id), "credit_support", None)
+    except Exception:  # noqa: BLE001 - an unknown id fails later, when it is made
+        return
+    table = support(dict(kwargs)) if callable(support) else {}
+    if bad := [n for n in chain if table.get(n)]:
+        ok = [n for n, why in table.items() if why is None]
+        raise ValueError(f"{env_id} cannot train with credit {bad[0]!r}: {table[bad[0]]}; "
+                         f"its signals support {ok}")
 
 
 def load_config(source: str | Path | dict[str, Any], **overrides: Any) -> TrainConfig:

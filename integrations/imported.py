@@ -38,15 +38,15 @@ T = TypeVar("T")
 
 # Estimators and the signal each needs from an environment (DESIGN "Credit assignment").
 _NEEDS = {
-    "grpo": ("outcome", "an episode reward"),
-    "filter": ("outcome", "an episode reward"),
+    "grpo": ("outcome", "episode reward"),
+    "filter": ("outcome", "episode reward"),
     "turn": ("turn_rewards", "rewards at the turns they belong to"),
-    "gigpo": ("state_key", "a state key shared by equal states"),
+    "gigpo": ("state_key", "state key shared by equal states"),
     "ig": ("query_spans", "query spans and a scorer for information gain"),
-    "slate": ("fork", "a fork() that copies the episode's state"),
-    "ifpo": ("action_class", "an `action_class` label per turn"),
+    "slate": ("fork", "fork() that copies the episode's state"),
+    "ifpo": ("action_class", "`action_class` label per turn"),
     "hierarchical": ("roles", "controller and reasoner roles"),
-    "calibrated": ("agents", "several agents' rewards"),
+    "calibrated": ("agents", "rewards of several agents"),
 }
 
 
