@@ -61,8 +61,13 @@ register(
         "hack_encoded_steps": f"{_ENVS}.safety.policies:HackEncodedSteps",
         "hack_steps_outside_response": f"{_ENVS}.safety.policies:HackStepsOutsideResponse",
         "hack_soft_refusal_comply": f"{_ENVS}.safety.policies:HackSoftRefusalComply",
+        "hack_markup_steps": f"{_ENVS}.safety.policies:HackMarkupSteps",
+        "hack_missed_refusal_comply": f"{_ENVS}.safety.policies:HackMissedRefusalComply",
+        "hack_salad_help": f"{_ENVS}.safety.policies:HackSaladHelp",
+        "hack_hedge_safe_complete": f"{_ENVS}.safety.policies:HackHedgeSafeComplete",
     },
     grader_fixtures=f"{_ENVS}.safety.grader_fixtures:fixtures",
+    grader_rules=f"{_ENVS}.safety.grader_rules:tables",
 )
 
 register(
@@ -94,8 +99,12 @@ register(
         "hack_copy_think": f"{_ENVS}.search.policies:HackCopyThinkPolicy",
         "hack_list_think": f"{_ENVS}.search.policies:HackListThinkPolicy",
         "hack_search_spam": f"{_ENVS}.search.policies:HackSearchSpamPolicy",
+        "heuristic_stated": f"{_ENVS}.search.adversaries:StatedHeuristicPolicy",
+        "hack_salad_think": f"{_ENVS}.search.adversaries:HackSaladThinkPolicy",
+        "hack_glued_candidates": f"{_ENVS}.search.adversaries:HackGluedCandidatesPolicy",
     },
     grader_fixtures=f"{_ENVS}.search.grader_fixtures:fixtures",
+    grader_rules=f"{_ENVS}.search.rules:tables",
 )
 
 register(

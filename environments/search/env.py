@@ -58,6 +58,15 @@ def _load_tasks(dataset: str | None, dataset_format: str | None, world_seed: int
                    split if dataset is None else None), build)
 
 
+def _vocabulary(world_seed: int):
+    """The generated world's entity set (names, aliases, fact values), once per process."""
+    from envgym.environments.search.candidates import world_vocabulary
+    from envgym.environments.search.data import default_world
+
+    return shared(("search", "vocabulary", world_seed),
+                  lambda: world_vocabulary(default_world(world_seed).entities))
+
+
 def _load_corpus(path: str) -> list[dict[str, str]]:
     return shared(("search", "corpus", file_key(path)), lambda: load_corpus(path))
 
@@ -89,7 +98,7 @@ def _make_retriever(spec: str | Retriever, corpus: list[dict[str, str]]) -> Retr
 class SearchEnv(TextEnv):
     """Search-augmented QA over the generated world (or a user dataset and corpus)."""
 
-    shared_resources = ("retriever", "tasks", "judge", "formatter")
+    shared_resources = ("retriever", "tasks", "judge", "formatter", "vocabulary")
     stop_sequences = ("</search>", "</answer>")  # Search-R1 cuts each action there
     forced_answer = "\n<answer>"  # what SLATE's tree rollouts splice in after B steps
     forced_stop_sequences = ("</answer>",)  # a forced step can only answer: no search stop
@@ -122,6 +131,7 @@ class SearchEnv(TextEnv):
             raise InvalidConfig("this dataset has no corpus: pass corpus=PATH (wiki-18 style JSONL), "
                                 "a saved index directory, or a retriever URL.")
         self.tasks = tasks
+        self.vocabulary = _vocabulary(world_seed) if dataset is None else None  # hedge judging
         self.retriever = _make_retriever(retriever, task_corpus or [])
         self.topk, self.protocol, self.reward_kind = topk, protocol, reward
         self.formatter = get_formatter(formatter)
@@ -297,7 +307,7 @@ class SearchEnv(TextEnv):
                 "gold_doc_ids": self.task.get("gold_doc_ids") or [],
                 "previous_queries": list(self.queries), "seen_ids": list(self.retrieved),
                 "documents": dict(self.documents), "last_new_ids": list(self.last_new_ids),
-                **extra}
+                "vocabulary": self.vocabulary, **extra}
 
     def _judge_search(self, thinking: str, query: str, found: dict[str, str]) -> dict[str, float]:
         if self.judge is None:

@@ -1,10 +1,13 @@
 """Grader fixtures for `envgym/Search-v0`: what SLATE's process reward and the EM must decide.
 
 Each case pins one judgement of `judges.RuleJudge` and `judges.slate_step_reward` under the
-SLATE config's arguments (`judge="rule"`, `judge_em=False`), so that deleting a rule (the
-copy check, the redundant-search cost, the hedge penalty) fails `envgym check` even when no
-`hack_*` policy happens to exploit the gap. Seed 2 is a two-hop bridge question (who was
-born where, and that city's country); seed 0 a comparison whose gold is a two-word name.
+SLATE config's arguments (`judge="rule"`, `judge_em=False`), written from what the judgement
+means, not from the rule code: a thought earns only for stating the one fact a newly
+retrieved gold passage supports (the bridging entity or the answer); a search earns for new
+gold; an answer naming several candidates, separated or glued, is a hedge. Every rule of
+`rules.RULES` is pinned: `envgym check envgym/Search-v0 --mutants` perturbs each and a case
+here must notice. Seed 2 is a two-hop bridge question (who was born where, and that city's
+country); seed 0 a comparison whose gold is a two-word name; seed 1 asks for a year.
 """
 
 from __future__ import annotations
@@ -21,7 +24,16 @@ SLATE = {"judge": "rule", "judge_em": False, "judge_reward": True, "max_turns": 
 arguments keep it as a measurement (the SLATE config's evaluation: `judge_reward=False`);
 every other argument of the checked config still applies."""
 EM = {"judge": None, "reward": "em", "max_turns": 5}
-BRIDGE, COMPARISON = 2, 0
+BRIDGE, COMPARISON, YEAR = 2, 0, 1
+UNKNOWN = "Qwzxvor"  # a name the world does not know
+
+
+class LenientJudge:
+    """A model judge that calls anything "partly right" (0): the environment's own verified
+    facts (a hedge, a search that adds nothing) must hold over whatever a judge says."""
+
+    def judge(self, rubric: str, items: list) -> list[float]:
+        return [0.0] * len(items)
 _INFO = re.compile(r"<(information|documents)>(.*?)</\1>", re.DOTALL)
 
 
@@ -85,7 +97,41 @@ def _thinking_cases() -> list[GraderCase | Ordering]:
         return f"{passage} " + " ".join(["hmm"] * (len(passage.split()) // 2))
     padded_quote = _think(quote)
     first = _search(0)
+    hop = lambda env, i, k: env.task["chain"][i][k]  # noqa: E731
+    salad_nonsense = _think(lambda env, h: " ".join(
+        f"{w} zorp" for w in sorted(set(_last_block(h).split("Doc 2")[0].split()))))
+    early_answer = _think(lambda env, h: f"so the answer is {_gold(env, h)}")
+    with_subject = _think(lambda env, h: f"{hop(env, 0, 'entity')} was born in "
+                                         f"{hop(env, 0, 'value')}")
+    junk = lambda env, h, i: "<think>hmm ok</think>\n<search> zzz qqq </search>"  # noqa: E731
+    stale = _think(lambda env, h: f"so it was {hop(env, 0, 'value')}")
+
+    def answer_naming_subject(env, history, info):
+        return (f"<think>{hop(env, 1, 'entity')} lies in {_gold(env, history)}</think>\n"
+                f"<answer> {_gold(env, history)} </answer>")
+    def answer_naming_the_chain(env, history, info):
+        return (f"<think>{hop(env, 0, 'entity')} was born in {hop(env, 1, 'entity')}, which "
+                f"lies in {_gold(env, history)}</think>\n<answer> {_gold(env, history)} </answer>")
     return [
+        _case("think_retelling_the_chain_from_the_question_earns",
+              (first, _search(1), answer_naming_the_chain), {"component.judge_think": (1, 1)},
+              why="the question's person and the known city are context; the country is the "
+                  "one new claim, and the passage just found states it"),
+        _case("think_salad_with_nonsense_earns_nothing", (first, salad_nonsense),
+              {"component.judge_think": (0, 0)},
+              why="sorted passage words between nonsense tokens state no fact"),
+        _case("think_naming_the_answer_before_its_passage_earns_nothing", (first, early_answer),
+              {"component.judge_think": (0, 0)},
+              why="the passage just found does not support it: unverifiable"),
+        _case("think_restating_the_question_entity_with_the_fact_earns", (first, with_subject),
+              {"component.judge_think": (1, 1)},
+              why="the one new claim is the bridging city the passage states"),
+        _case("think_stating_an_old_fact_after_a_fruitless_search_earns_nothing",
+              (first, junk, stale), {"component.judge_think": (0, 0)},
+              why="progress is what the previous search found; this one found no gold"),
+        _case("think_naming_the_passage_subject_and_the_answer_earns",
+              (first, _search(1), answer_naming_subject), {"component.judge_think": (1, 1)},
+              why="the city is what the passage is about; the country is the one new claim"),
         _case("think_copying_the_question_earns_nothing", (first, paste_q),
               {"component.judge_think": (0, 0)}, why="a paste of the question is no reasoning"),
         _case("think_copying_the_context_earns_nothing", (first, paste_ctx),
@@ -128,6 +174,11 @@ def _search_cases() -> list[GraderCase | Ordering]:
         _case("a_redundant_search_caps_its_thinking", (first, repeat_with_fresh_think),
               {"component.judge_think": (0, 0), "reward": (0, 0)},
               why="a thought that leads nowhere new made no progress: the step pays -1"),
+        _case("a_search_finding_only_known_gold_pays_nothing",
+              (first, lambda env, h, i: f"<think>more on them</think>\n"
+                                        f"<search> {env.task['chain'][0]['entity']} </search>"),
+              {"component.judge_query": (1, 1)},
+              why="new passages, but the gold among them was found before: 0 after the +1"),
         _case("a_search_that_finds_no_gold_costs",
               (lambda env, h, i: "<think>hmm ok</think>\n<search> zzz qqq </search>",),
               {"component.judge_query": (-1, -1)}),
@@ -157,6 +208,34 @@ def _answer_cases() -> list[GraderCase | Ordering]:
               (*both, _answer(lambda e, h: _listing(e, h).replace(",", ""))),
               {"component.judge_hedge": (-0.5, -0.5)}),
         Ordering("a_list_is_worth_less_than_one_wrong_answer", single_wrong, listed, margin=0.25),
+        _case("a_single_wrong_answer_is_no_hedge", (*both, _answer(_wrong)),
+              {"component.judge_answer": (-1, -1), "component.judge_hedge": (0, 0)}),
+        _case("a_verbose_single_answer_is_no_hedge",
+              (*both, _answer(lambda e, h: f"{_gold(e, h)} (the country found)")),
+              {"component.judge_hedge": (0, 0)}, why="judged by the entities named, not length"),
+        _case("two_full_names_glued_are_a_hedge",
+              (*both, _answer(lambda e, h: f"{_wrong(e, h)} {_gold(e, h)}")),
+              {"component.judge_hedge": (-0.5, -0.5)}),
+        _case("a_name_part_glued_to_the_gold_is_a_hedge",
+              (*both, _answer(lambda e, h: f"{_gold(e, h)} {e.task['chain'][0]['entity'].split()[0]}")),
+              {"component.judge_hedge": (-0.5, -0.5)},
+              why="'Bandmest Braethkoul': a lone part of a world name names that entity"),
+        _case("two_years_glued_are_a_hedge",
+              (_search(0), _answer(lambda e, h: f"{_gold(e, h)} {int(_gold(e, h)) + 1000}")),
+              {"component.judge_hedge": (-0.5, -0.5)}, seed=YEAR,
+              why="'1865 1878': each number is a candidate, fact of the world or not"),
+        _case("a_list_a_lenient_judge_calls_partial_still_pays_minus_one",
+              (*both, _answer(_listing)),
+              {"component.judge_answer": (-1, -1), "component.judge_hedge": (-0.5, -0.5)},
+              kwargs={**SLATE, "judge": LenientJudge()},
+              why="the hedge is verified by the environment, over any model judge"),
+        *[_case(f"gold_and_an_unknown_name_split_by_{name}_is_a_hedge",
+                (_answer(lambda e, h, d=delim: f"{_gold(e, h)}{d}{UNKNOWN}"),),
+                {"component.judge_hedge": (-0.5, -0.5)},
+                why="delimited parts are candidates even when the world knows none of them")
+          for name, delim in (("comma", ", "), ("semicolon", "; "), ("slash", " / "),
+                              ("bar", " | "), ("ampersand", " & "), ("newline", "\n"),
+                              ("or", " or "), ("and", " and "))],
         _case("em_pays_a_list_nothing", (*both, _answer(_listing)), {"reward": (0, 0)},
               kwargs=EM),
         _case("em_pays_the_gold", (*both, _answer(_gold)), {"reward": (1, 1)}, kwargs=EM),

@@ -15,9 +15,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from envgym.environments.search import scoring
+from envgym.environments.search.candidates import (Vocabulary, answer_candidates,
+                                                   fallback_vocabulary, referents)
+from envgym.environments.search.rules import RULES
 from envgym.protocols import Judge
 
-__all__ = ["HTTPJudge", "RUBRICS", "RuleJudge", "make_judge", "parse_score", "slate_step_reward"]
+__all__ = ["HTTPJudge", "RUBRICS", "RuleJudge", "adds_nothing", "is_hedge", "make_judge",
+           "parse_score", "slate_step_reward"]
 
 RUBRICS = {
     "thinking": (
@@ -42,72 +46,71 @@ _FORMAT = ("Reply as <explanation>one or two sentences</explanation><score>S</sc
 
 def slate_step_reward(judge: Judge, item: dict[str, Any], kind: str, turn: int, budget: int,
                       lam: float = 0.1, think: bool = True) -> dict[str, float]:
-    """Eq. 3 (search: think + query) and Eq. 4 (answer: think + answer + λ(B−t)/B), with two
-    facts the environment knows for certain applied over whichever judge scores the rubrics.
+    """Eq. 3 (search: think + query) and Eq. 4 (answer: think + answer + λ(B−t)/B), with the
+    facts the environment can verify exactly applied over whichever judge scores the rubrics.
 
     Deviations from SLATE's `llm_judge` (the reference), each stated:
 
     * `turn` counts from 1, so answering at the first step earns λ(B−1)/B; SLATE's code passes
       a 0-based turn and pays λ there, an off-by-one we do not copy. The forced answer after
       the budget (turn B + 1) earns no bonus rather than a negative one.
-    * A search that adds no information (a repeated query, or one whose documents were all
-      retrieved before) costs: its query scores -1 (the rubric's novelty criterion, decided by
-      document ids rather than left to the judge) and its thinking at most 0 (a thought that
-      leads to nothing new made no progress), so the step pays <= -1. SLATE's judge may score
-      such a step 0 (think +1, query -1), which makes padding searches free.
-    * An answer that names several candidates (`answer_candidates` >= 2) is a hedge: its
-      answer score is at most -1 (a list that holds the gold somewhere is not "partially
-      correct") and it pays `judge_hedge` = -0.5, so it is worth less than one wrong answer.
-      SLATE's judge may call such a list partial (0).
+    * A search that adds no information (its documents were all retrieved before) costs: its
+      query scores -1 (the rubric's novelty criterion, decided by document ids rather than
+      left to the judge) and its thinking at most 0 (a thought that leads to nothing new made
+      no progress), so the step pays <= -1. SLATE's judge may score such a step 0 (think +1,
+      query -1), which makes padding searches free.
+    * An answer that names several candidates (`candidates.answer_candidates`, judged against
+      the world's entity set, separated or glued) is a hedge: its answer score is at most -1
+      (a list that holds the gold somewhere is not "partially correct") and it pays
+      `judge_hedge` (-0.5), so it is worth less than one wrong answer.
     * `think=False` (the forced answer after the budget, which follows no thinking) scores
       no thinking; SLATE's loop judges nothing at that point.
+
+    Every rule is a row of `rules.RULES`, read here at judgement time.
     """
     item = {**item, "turn": turn}
     out = {"judge_think": judge.judge("thinking", [item])[0]} if think else {}
     if kind == "search":
         if adds_nothing(item):
-            out["judge_think"] = min(out.get("judge_think", 0.0), 0.0)
+            if RULES.on("redundant_think_cap"):
+                out["judge_think"] = min(out.get("judge_think", 0.0), 0.0)
             out["judge_query"] = -1.0
         else:
             out["judge_query"] = judge.judge("query", [item])[0]
     else:
         out["judge_answer"] = judge.judge("answer", [item])[0]
-        if answer_candidates(item.get("answer", ""), item.get("golden_answers", [])) > 1:
-            out["judge_answer"] = min(out["judge_answer"], -1.0)
-            out["judge_hedge"] = HEDGE_PENALTY
+        if is_hedge(item):
+            if RULES.on("hedge_caps_answer"):
+                out["judge_answer"] = min(out["judge_answer"], -1.0)
+            if RULES.on("hedge_penalty"):
+                out["judge_hedge"] = float(RULES["hedge_penalty"])
         out["judge_bonus"] = lam * max(0, budget - turn) / budget
     return out
 
 
-HEDGE_PENALTY = -0.5
-_DELIMITERS = re.compile(r"[,;/|&\n]|\bor\b|\band\b", re.I)
+def vocabulary_of(item: dict[str, Any]) -> Vocabulary:
+    """The world's entity set the environment passed, else gold answers and passage titles."""
+    vocab = item.get("vocabulary")
+    if vocab is not None:
+        return vocab
+    return fallback_vocabulary(item.get("golden_answers", []), item.get("documents") or {})
+
+
+def is_hedge(item: dict[str, Any]) -> bool:
+    """Whether the answer names at least `hedge_min_candidates` candidates."""
+    if not RULES.on("hedge_min_candidates"):
+        return False
+    n = answer_candidates(item.get("answer", ""), item.get("golden_answers", []),
+                          vocabulary_of(item))
+    return n >= int(RULES["hedge_min_candidates"])
 
 
 def adds_nothing(item: dict[str, Any]) -> bool:
-    """A search step that repeats an earlier query or retrieves only documents seen before."""
-    query = scoring.normalize_answer(item.get("query", ""))
-    if query in {scoring.normalize_answer(p) for p in item.get("previous_queries", [])}:
-        return True
+    """A search step that retrieves only documents seen before (a repeated query does, with
+    any deterministic retriever)."""
+    if not RULES.on("query_adds_nothing_costs"):
+        return False
     return set(item.get("retrieved_ids", [])) <= set(item.get("seen_ids", []))
-
-
-def answer_candidates(answer: str, golds: Sequence[str]) -> int:
-    """How many answers `answer` names: its delimited parts (`,` `;` `/` `|` `&`, newlines,
-    "or", "and") beyond those of the gold itself, or its size in gold-answer units (one token
-    of slack each), whichever is larger. An exact match is one candidate by definition.
-
-    Size catches lists without delimiters ("Velmora Dastow Brenvia"); the price is that a
-    sentence three times the gold's length ("the country is Quandria") counts as a hedge too:
-    the rule cannot tell a verbose answer from a list, and the prompt asks for the bare entity.
-    """
-    if not golds or scoring.em(answer, golds):
-        return 1
-    def parts(text: str) -> int:
-        return sum(1 for p in _DELIMITERS.split(text) if scoring.normalize_answer(p))
-    gold_len = max(len(scoring.normalize_answer(g).split()) for g in golds) or 1
-    by_parts = parts(answer) - max(parts(g) for g in golds) + 1
-    by_size = -(-len(scoring.normalize_answer(answer).split()) // (gold_len + 1))
-    return max(1, by_parts, by_size)
 
 
 _SCORE_TAG = re.compile(r"<score>\s*([+-]?\d+(?:\.\d+)?)\s*</score>", re.I)
@@ -253,61 +256,60 @@ class HTTPJudge:
 
 
 class RuleJudge:
-    """Deterministic offline stand-in for SLATE's LLM judge, from privileged task data.
+    """Deterministic offline stand-in for SLATE's LLM judge: it pays only what the
+    environment's own data verifies (gold passage ids, gold answers, the world's entities).
 
-    The rubrics are SLATE's (`RUBRICS`); a rule cannot read meaning, so each criterion is
-    decided by what the text *adds*, never by word overlap with the question (sharing a word
-    with the question is what a paste does best). "Evidence" is the gold passages
-    (`gold_doc_ids`, or, for datasets without them, retrieved passages that contain a gold
-    answer); "retrieved" is the full text of every passage the episode has retrieved.
+    A rule cannot read meaning, so clarity, relevance and a good plan pay nothing offline;
+    they are what the HTTP judge is for. Term overlap never pays: a salad of passage words
+    names many referents and states none of them.
 
-    thinking: -1 empty. 0 when it is a copy (half its tokens or more lie in verbatim runs of
-    `COPY_RUN` tokens from the question or a retrieved passage), when it has few words of its
-    own (under `OWN_SHARE` of its tokens are neither in the question nor retrieved: a word
-    salad of the context is not reasoning), or when it names more terms from non-evidence
-    passages than from evidence (it lists the context instead of picking from it). +1 when it
-    states a term of evidence that the previous search newly retrieved (progress), else 0.
-    So thinking earns at most once per newly found gold passage, whatever it pastes.
-    Deviation: SLATE's judge may give +1 to a clear plan before any retrieval; here a
-    thought earns +1 only for evidence it has just obtained.
+    thinking: -1 empty. +1 only right after a search that newly retrieved a gold passage, when
+    the thought states exactly one new referent (a name or literal of the world not in the
+    question and not the subject of the passage just found) and that referent is what a newly
+    retrieved gold passage says: the bridging entity or the answer. 0 otherwise, including a
+    plan before any evidence (SLATE's judge may give it +1; no rule can verify a plan).
 
-    query: -1 if it repeats an earlier query, retrieves nothing new, or finds no evidence;
-    +1 if it finds evidence not seen before; 0 if it finds new passages but only evidence
-    already seen.
+    query: -1 if it retrieves nothing new or finds no gold passage; +1 if it finds a gold
+    passage not seen before; 0 if its gold passages were all seen before.
 
-    answer: +1 exact match; 0 partially correct (F1 > 0) and a single candidate; -1
-    otherwise (`slate_step_reward` adds the hedge penalty for lists).
+    answer: +1 exact match; 0 one candidate that shares tokens with the gold; -1 otherwise
+    (`slate_step_reward` adds the hedge penalty for several candidates).
     """
-
-    COPY_RUN = 5
-    OWN_SHARE = 0.25
 
     def judge(self, rubric: str, items: Sequence[dict[str, Any]]) -> list[float]:
         fn = {"thinking": self._thinking, "query": self._query, "answer": self._answer}[rubric]
         return [fn(item) for item in items]
 
-    @classmethod
-    def _thinking(cls, item: dict[str, Any]) -> float:
-        words = _tokens(item.get("thinking", ""))
-        if not words:
-            return -1.0
+    @staticmethod
+    def _thinking(item: dict[str, Any]) -> float:
+        think = item.get("thinking", "")
+        if not _tokens(think):
+            return -1.0 if RULES.on("think_empty_costs") else 0.0
         docs = item.get("documents") or {}
-        question = _tokens(item.get("question", ""))
-        sources = [question, *(_tokens(t) for t in docs.values())]
-        if _copied_share(words, sources, cls.COPY_RUN) >= 0.5:
-            return 0.0
-        seen = set(question).union(*map(set, sources))
-        if sum(w not in seen for w in words) < cls.OWN_SHARE * len(words):
-            return 0.0
         evidence = _evidence_ids(item, docs)
-        mentioned = set(words) - set(question) - _STOP
-        gold_terms = _terms(docs, evidence) - set(question)
-        other_terms = _terms(docs, set(docs) - evidence) - gold_terms - set(question)
-        if len(mentioned & other_terms) > len(mentioned & gold_terms):
-            return 0.0
         fresh = [i for i in item.get("last_new_ids", []) if i in evidence]
-        fresh_terms = _terms(docs, set(fresh)) - set(question) - _STOP
-        return 1.0 if mentioned & fresh_terms else 0.0
+        if not RULES.on("think_needs_fresh_gold"):
+            fresh = [i for i in docs if i in evidence]
+        if not fresh:
+            return 0.0
+        vocab = vocabulary_of(item)
+        claims = set(referents(think, vocab))
+        if RULES.on("think_question_names_free"):
+            claims -= set(referents(item.get("question", ""), vocab))
+        subjects, said = set(), set()
+        for i in fresh:
+            title, _, body = docs[i].partition("\n")
+            subjects |= set(referents(title, vocab))
+            said |= set(referents(body, vocab))
+        if RULES.on("think_subject_free"):
+            claims -= subjects
+        if not claims:
+            return 0.0
+        if RULES.on("think_max_claims") and len(claims) > int(RULES["think_max_claims"]):
+            return 0.0
+        if RULES.on("think_claim_supported") and not claims <= said - subjects:
+            return 0.0
+        return 1.0
 
     @staticmethod
     def _query(item: dict[str, Any]) -> float:
@@ -317,8 +319,8 @@ class RuleJudge:
         docs = {**(item.get("documents") or {}), **(item.get("retrieved_docs") or {})}
         found = ids & _evidence_ids(item, docs)
         if not found:
-            return -1.0
-        return 1.0 if found - seen else 0.0
+            return -1.0 if RULES.on("query_needs_gold") else 0.0
+        return 1.0 if found - seen or not RULES.on("query_seen_gold_zero") else 0.0
 
     @staticmethod
     def _answer(item: dict[str, Any]) -> float:
@@ -326,20 +328,12 @@ class RuleJudge:
         answer = item.get("answer", "")
         if scoring.em(answer, golds):
             return 1.0
-        single = answer_candidates(answer, golds) == 1
-        return 0.0 if single and scoring.f1(answer, golds) > 0 else -1.0
-
-
-_STOP = frozenset("a an the of in on at to for by is was were be as and or it its this that with "
-                  "from i we he she they not so".split())
+        partial = RULES.on("answer_partial_zero") and scoring.f1(answer, golds) > 0
+        return 0.0 if partial and not is_hedge(item) else -1.0
 
 
 def _tokens(text: str) -> list[str]:
     return scoring.normalize_answer(text or "").split()
-
-
-def _terms(docs: dict[str, str], ids: set[str]) -> set[str]:
-    return {w for i in ids if i in docs for w in _tokens(docs[i])} - _STOP
 
 
 def _evidence_ids(item: dict[str, Any], docs: dict[str, str]) -> set[str]:
@@ -349,18 +343,3 @@ def _evidence_ids(item: dict[str, Any], docs: dict[str, str]) -> set[str]:
         return gold
     golds = item.get("golden_answers") or []
     return {i for i, text in docs.items() if golds and scoring.subem(text, golds)}
-
-
-def _copied_share(words: list[str], sources: Sequence[list[str]], run: int) -> float:
-    """Share of `words` inside verbatim runs of >= `run` tokens that occur in a source (a
-    source shorter than `run`, e.g. a four-word question, counts when copied whole)."""
-    covered = [False] * len(words)
-    for src in sources:
-        n = min(run, len(src))
-        if n == 0:
-            continue
-        grams = {tuple(src[i:i + n]) for i in range(len(src) - n + 1)}
-        for i in range(len(words) - n + 1):
-            if tuple(words[i:i + n]) in grams:
-                covered[i:i + n] = [True] * n
-    return sum(covered) / len(words)

@@ -1,13 +1,14 @@
-"""SLATE's process reward under attack (issue 24): every shipped search config's arguments,
-the never-right attack, and grader fixtures that fail when a judge rule is deleted."""
+"""SLATE's process reward under attack (issues 24 and 36): every shipped search config's
+arguments, the never-right attack, and judgements that pay only what the environment's data
+verifies. That every judge rule is pinned by a fixture is `envgym check --mutants`
+(tests/core/test_mutants.py)."""
 
 from pathlib import Path
 
 import pytest
 
-from envgym.checker import _graders
-from envgym.environments.search import judges
-from envgym.environments.search.judges import RuleJudge, answer_candidates, slate_step_reward
+from envgym.environments.search.candidates import answer_candidates
+from envgym.environments.search.judges import RuleJudge, slate_step_reward
 from envgym.hacks import play, run_hacks
 from envgym.registration import make
 
@@ -47,8 +48,8 @@ def test_every_search_config_is_covered():
                          or "defaults")
 def test_every_hack_stays_under_its_ceiling(kwargs):
     results = run_hacks(ENV, episodes=100, env_kwargs=kwargs)
-    assert {"hack_copy_think", "hack_list_think", "hack_search_spam",
-            "hack_stuff_answer"} <= {r.hack for r in results}
+    assert {"hack_copy_think", "hack_list_think", "hack_search_spam", "hack_stuff_answer",
+            "hack_salad_think", "hack_glued_candidates"} <= {r.hack for r in results}
     assert all(r.ok for r in results), [r.render() for r in results if not r.ok]
 
 
@@ -84,6 +85,7 @@ def test_thinking_is_judged_on_what_it_adds():
     assert score("so it must be Velmora, I think") == 0.0  # not yet retrieved: unfaithful
     assert score("Velmora Dastow 1901 1877", **after) == 0.0  # a list of the context
     assert score("maybe Dastow or Orrin Pell, not sure", **after) == 0.0  # off the evidence
+    assert score("1901 and Velmora", **after) == 0.0  # two claims: a hedge
     assert score("", **after) == -1.0
 
 
@@ -103,18 +105,24 @@ def test_a_search_that_adds_nothing_costs_under_any_judge():
     seen = _item(query="Velmora", retrieved_ids=["1"], seen_ids=["1"], previous_queries=["x"])
     out = slate_step_reward(Generous(), seen, "search", 2, 4)
     assert out == {"judge_think": 0.0, "judge_query": -1.0}
-    repeat = _item(query="x", retrieved_ids=["9"], previous_queries=["X!"])
-    assert sum(slate_step_reward(Generous(), repeat, "search", 2, 4).values()) == -1.0
     fresh = _item(query="Velmora", retrieved_ids=["9"], seen_ids=["1"])
     assert sum(slate_step_reward(Generous(), fresh, "search", 2, 4).values()) == 2.0
 
 
-@pytest.mark.parametrize("answer,n", [("Velmora", 1), ("velmora city", 1), ("Dastow", 1),
-                                      ("Velmora, Dastow", 2), ("Velmora or Dastow", 2),
-                                      ("Velmora Dastow Brenvia Quandria", 2),
-                                      ("Velmora; Dastow; Brenvia", 3)])
-def test_answer_candidates(answer, n):
-    assert answer_candidates(answer, ["Velmora"]) == n
+def _world():
+    from envgym.environments.search.env import _vocabulary
+
+    return _vocabulary(0)
+
+
+@pytest.mark.parametrize("answer,n", [("Quethprarn", 1), ("quethprarn city", 1),
+                                      ("Quethprarn (the city)", 1), ("Starmynd", 1),
+                                      ("Quethprarn, Zyxthyrkia", 2), ("Quethprarn or Qwz", 2),
+                                      ("Quethprarn Zyxthyrkia", 2), ("Quethprarn Starmynd", 2),
+                                      ("1865 1878", 2), ("Quethprarn; Zyxthyrkia; 1878", 3)])
+def test_answer_candidates_are_the_world_referents_named(answer, n):
+    """Separated or glued, by the world's entity set: never by the answer's length."""
+    assert answer_candidates(answer, ["Quethprarn"], _world()) == n
 
 
 def test_a_list_is_worth_less_than_a_single_wrong_answer_under_any_judge():
@@ -125,30 +133,3 @@ def test_a_list_is_worth_less_than_a_single_wrong_answer_under_any_judge():
     wrong = slate_step_reward(RuleJudge(), _item(answer="Dastow", thinking="x"), "answer", 2, 4)
     assert listed["judge_hedge"] == -0.5 and listed["judge_answer"] == -1.0
     assert sum(listed.values()) - listed["judge_think"] < sum(wrong.values()) - wrong["judge_think"]
-
-
-def _old_thinking(item):
-    """The rule issue 24 found: one shared word of more than 3 letters pays +1."""
-    words = set(judges.scoring.normalize_answer(item.get("thinking", "")).split())
-    if not words:
-        return -1.0
-    known = set(judges.scoring.normalize_answer(f"{item['question']} {item['context']}").split())
-    return 1.0 if {w for w in words if len(w) > 3} & known else 0.0
-
-
-WEAKENINGS = {
-    "word-overlap thinking": (RuleJudge, "_thinking", staticmethod(_old_thinking)),
-    "no copy check": (judges, "_copied_share", lambda *a: 0.0),
-    "free redundant searches": (judges, "adds_nothing", lambda item: False),
-    "lists are single answers": (judges, "answer_candidates", lambda a, g: 1),
-    "no hedge penalty": (judges, "HEDGE_PENALTY", 0.0),
-}
-
-
-@pytest.mark.parametrize("name", WEAKENINGS)
-def test_a_weakened_judge_fails_the_graders_check(monkeypatch, name):
-    assert "fixtures hold" in _graders(ENV, dict(SLATE))
-    target, attr, value = WEAKENINGS[name]
-    monkeypatch.setattr(target, attr, value)
-    with pytest.raises(AssertionError, match="grader fixtures fail"):
-        _graders(ENV, dict(SLATE))
