@@ -179,6 +179,23 @@ class RolloutConfig(_Strict):
     tokens, a group's prompt once). Same ids and log-probs as false, which recomputes."""
     kv_cache_mb: float = Field(1024.0, gt=0)
     """HF backend: memory bound of those caches; beyond it the oldest are recomputed."""
+    max_staleness: int = Field(0, ge=0)
+    """0: the synchronous loop (roll out, update, sync, repeat). N >= 1: a rollout thread
+    samples the next steps while the learner updates (`agents/async_rollouts.py`); a step's
+    batch holds no turn sampled more than N policy versions before the weights it trains,
+    and the loss corrects with truncated importance weights (`is_cap`)."""
+    weight_sync: Literal["step", "turn"] = "step"
+    """max_staleness >= 1: `step` rolls step s out entirely with version s-1-N (every sample
+    exactly N old; reproducible, kill-and-resume exact); `turn` loads the newest published
+    version between turns, so an episode may span a sync (fresher samples, each turn
+    tagged with its version; not reproducible run to run)."""
+    stale: Literal["drop", "keep"] = "drop"
+    """A trajectory with a turn older than max_staleness versions (a guard: the rollout
+    thread is throttled so none should occur): `drop` it from the batch, or `keep` it in
+    its group for the baseline with those turns out of the loss. Counted either way."""
+    is_cap: float = Field(2.0, ge=1)
+    """max_staleness >= 1: importance weights pi_old / pi_behaviour are truncated at this
+    cap (truncated IS, as slime's `--tis-clip`)."""
 
 
 class PPOConfig(_Strict):
@@ -337,6 +354,14 @@ class TrainConfig(_Strict):
         unused = set(self.credit_options) - set(self.credit)
         if unused:
             raise ValueError(f"credit_options for {sorted(unused)}, which are not in the chain")
+        return self
+
+    @model_validator(mode="after")
+    def _asynchronous(self) -> TrainConfig:
+        """`rollout.max_staleness >= 1`: only what the rollout thread supports (issue 40)."""
+        from envgym.agents.async_rollouts import refusals
+        if self.rollout.max_staleness and (why := refusals(self)):
+            raise ValueError("rollout.max_staleness >= 1 is not supported here: " + "; ".join(why))
         return self
 
     def _agents(self) -> None:

@@ -5,6 +5,11 @@ after credit: every trajectory of the step, each carrying `meta["train_step"]` a
 per-turn trained mask and the per-token advantages). `envgym view OUT` shows those, so what
 a researcher sees is what the gradient saw, not a recomputation. Episodes that credit left
 out (failed, or dropped by `filter`) are written too, with `meta["credit"] = None`.
+Asynchronous runs (`rollout.max_staleness >= 1`) also carry `meta["policy_versions"]`, the
+policy version that sampled each turn.
+
+`log_histogram` puts a per-step distribution (the asynchronous trainer's staleness) into
+TensorBoard beside the scalars `MetricsLogger` writes (`metrics.jsonl` holds its buckets).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import Any
 
 from envgym.trajectory import Trajectory, write_trajectories
 
-__all__ = ["write_step"]
+__all__ = ["log_histogram", "write_step"]
 
 
 def write_step(out_dir: Path, step: int, trajs: list[Trajectory], credit: Any,
@@ -37,3 +42,11 @@ def write_step(out_dir: Path, step: int, trajs: list[Trajectory], credit: Any,
     path = folder / f"step_{step:06d}.jsonl"
     write_trajectories(path, records)
     return path
+
+
+def log_histogram(logger: Any, tag: str, values: list[float], step: int) -> None:
+    """A TensorBoard histogram of `values` at `step`, where the logger writes TensorBoard."""
+    if getattr(logger, "tb", None) is not None and values:
+        import numpy as np
+
+        logger.tb.add_histogram(tag, np.asarray(values, dtype=np.float64), step)

@@ -11,6 +11,12 @@ Each step:
 
 Run it on two CPU processes with `torchrun --nproc_per_node 2 -m envgym.agents.trainer CONFIG`
 (gloo + DDP; each rank rolls out its share of the tasks, gradients are averaged).
+
+With `rollout.max_staleness = N >= 1` steps 1-2 run ahead in a rollout thread
+(`agents/async_rollouts.py`): step s is sampled by the weights of update s-1-N while the
+learner works on earlier steps, step 6 publishes a version instead of syncing, and the loss
+corrects each token with its behaviour log-probs (`agents/async_loss.py`). N = 0 is the
+loop above, unchanged.
 """
 
 from __future__ import annotations
@@ -34,10 +40,12 @@ from envgym.agents.fsdp import rollout_weights
 from envgym.agents.learner import attach_ig, dist_info, unwrap
 from envgym.agents.multi_policy import Team, build_team
 from envgym.agents.agent_metrics import agent_metrics, trainable
+from envgym.agents.async_rollouts import (StepRollouts, learner_batch, mask_turns,
+                                          publish_update, start_rollout_thread)
 from envgym.agents.report import MetricsLogger, Progress, mean_ci, rollout_metrics
 from envgym.agents.runfiles import (CONFIG_FILE, ZERO_SIGNAL_STEPS, StopOnInterrupt,
                                     TrainingInterrupted, prepare_output, zero_signal_warning)
-from envgym.agents.steplog import write_step
+from envgym.agents.steplog import log_histogram, write_step
 from envgym.agents.structure import (drop_fixed_agents, env_kwargs, structured_rollout,
                                      update_run_state)
 from envgym.agents.update import _global_sum
@@ -111,6 +119,30 @@ def rollout(policy: Any, env: EnvConfig, first_seed: int, n_tasks: int, group_si
                    group_size=group_size, seed=first_seed,
                    env_kwargs=kwargs, sampling=sampling, progress=False,
                    **({"concurrency": 1} if cfg.rollout.deterministic else {}))
+
+
+def sample_step(step: int, policy: Any, sampler: TaskSampler, cfg: TrainConfig, run: RunState
+                ) -> StepRollouts:
+    """Steps 1-2: sample the step's tasks and roll them out, each rank its share; failed
+    episodes are set apart (they carry no reward signal) and a step with too many refused.
+    The synchronous loop calls it inline, the rollout thread ahead of the learner."""
+    rank, world = dist_info()
+    t0 = time.perf_counter()
+    run.step = step  # what environments read at reset (decaying bonuses)
+    trajs: list[Trajectory] = []
+    for k, first, n in sampler.next(step, cfg.rollout.tasks_per_step):
+        share = np.array_split(np.arange(first, first + n), world)[rank]  # contiguous seeds
+        if len(share):
+            trajs += rollout(policy, cfg.envs[k], int(share[0]), len(share),
+                             cfg.rollout.group_size, cfg, cfg.rollout.temperature,
+                             sampling_seed=(cfg.seed * 1_000_003 + step) * world + rank,
+                             tree=True, run=run)
+    seconds = time.perf_counter() - t0
+    trajs, failed = split_failed(trajs)
+    # a SLATE tree fails as a whole and counts once, like one episode
+    check_failures(step, failed_units(failed), rollout_units(trajs + failed),
+                   cfg.rollout.max_failed_fraction)
+    return StepRollouts(step, trajs, failed, seconds, list(sampler.cursor))
 
 
 # ---- evaluation and metrics -----------------------------------------------------------------
@@ -244,25 +276,20 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         logger.log(0, {k: v for k, v in evals[0].items() if not k.startswith("_")})
     progress = Progress(cfg.steps, start, cfg.log.progress) if rank == 0 else None
     zero_run = 0  # consecutive steps without any non-zero advantage
+    ahead = start_rollout_thread(  # max_staleness >= 1: steps 1-2 in a thread of their own
+        cfg, team, lambda s, pol, r: sample_step(s, pol, sampler, cfg, r), run, start,
+        [StepRollouts.from_state(x) for x in (state or {}).get("in_flight", [])]
+    ) if cfg.rollout.max_staleness else None
     with StopOnInterrupt() as interrupt:  # Ctrl-C: stop after this step, checkpointed
         for step in range(start + 1, cfg.steps + 1):
             t0 = time.perf_counter()
-            run.step = step  # what environments read at reset (decaying bonuses)
-            # 1-2. sample tasks and roll out (each rank takes its share of the step's tasks)
-            trajs: list[Trajectory] = []
-            for k, first, n in sampler.next(step, cfg.rollout.tasks_per_step):
-                share = np.array_split(np.arange(first, first + n), world)[rank]  # contiguous seeds
-                if len(share):
-                    trajs += rollout(policy, cfg.envs[k], int(share[0]), len(share),
-                                     cfg.rollout.group_size, cfg, cfg.rollout.temperature,
-                                     sampling_seed=(cfg.seed * 1_000_003 + step) * world + rank,
-                                     tree=True, run=run)
-            t_roll = time.perf_counter() - t0
+            # 1-2. sample tasks and roll out (each rank takes its share of the step's tasks);
             # failed episodes carry no reward signal: out of their groups before credit
-            trajs, failed = split_failed(trajs)
-            # a SLATE tree fails as a whole and counts once, like one episode
-            check_failures(step, failed_units(failed), rollout_units(trajs + failed),
-                           cfg.rollout.max_failed_fraction)
+            got = sample_step(step, policy, sampler, cfg, run) if ahead is None \
+                else ahead.get(step)
+            trajs, failed, t_roll = got.trajs, got.failed, got.seconds
+            if ahead is not None:  # the staleness bound, its histogram and counts
+                trajs, stale_turns, async_stats, stale_values = learner_batch(got, step, cfg)
             update_run_state(run, trajs)  # IRT abilities, reward histories learn from the step
             # 3. batch-level rewards (judge scores come from the environments' own steps)
             ig_stats = attach_ig(trajs, policy, seed=cfg.seed + step, options=ig_scorer_options(
@@ -271,13 +298,18 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
             credit = compute_credit(trajs, cfg.credit, cfg.credit_options, tokenizer=tokenizer,
                                     seed=cfg.seed + step)
             credit = drop_fixed_agents(credit)  # trainable=False agents: no gradient
+            if ahead is not None:
+                mask_turns(credit, stale_turns, trajs)  # rollout.stale = "keep"
             how = loss_agg if loss_agg != "auto" else (credit.loss_agg or "token_mean")
             if cfg.log.trajectories and rank == 0:
                 write_step(out, step, trajs + failed, credit, cfg.credit, tokenizer)
             # 5. update: PPO on the batch (each learner on its own agent's trajectories)
             stats = team.update(credit, cfg, how, shuffle)
-            # 6. sync weights to the rollout backend
-            team.sync(cfg)
+            # 6. sync weights to the rollout backend (asynchronous: publish version `step`)
+            if ahead is None:
+                team.sync(cfg)
+            else:
+                publish_update(ahead, team, step, run)
             # 7. log
             elapsed = time.perf_counter() - t0
             n_tokens = sum(len(x.action_token_ids) + len(x.obs_token_ids)
@@ -288,27 +320,36 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
                        "rollout/failed": float(len(failed_units(failed))),
                        **team.lr_metrics(), "time/step_s": elapsed,
                        "time/rollout_s": t_roll, "throughput/tokens_per_s": n_tokens / elapsed}
+            if ahead is not None:
+                metrics.update({**async_stats, **ahead.idle_metrics()})
             # 8. evaluate and checkpoint on schedule
             if rank == 0 and ((cfg.eval_every and step % cfg.eval_every == 0) or step == cfg.steps):
                 evals[step] = evaluate(policy, cfg, step, out, run)
                 metrics.update({k: v for k, v in evals[step].items() if not k.startswith("_")})
             if rank == 0:
                 logger.log(step, metrics)
+                if ahead is not None:
+                    log_histogram(logger, "async/staleness", stale_values, step)
                 progress.update(1, reward=metrics["reward"])
             due = (cfg.checkpoint_every and step % cfg.checkpoint_every == 0) or step == cfg.steps
             stop = interrupt.stop(world) and step < cfg.steps
             if due or stop:
-                _checkpoint(ckpt_dir, step, team, sampler, shuffle, cfg, run)
+                _checkpoint(ckpt_dir, step, team, sampler, shuffle, cfg, run,
+                            ahead.in_flight(step) if ahead is not None else None)
             zero_run = zero_run + 1 if credit.stats.get("adv/zero_fraction", 0.0) >= 1.0 else 0
             if zero_run == ZERO_SIGNAL_STEPS and rank == 0:  # a run that cannot learn says so
                 print(zero_signal_warning(step - zero_run + 1, step), file=sys.stderr, flush=True)
             if stop:
+                if ahead is not None:
+                    ahead.close()
                 if rank == 0:
                     progress.close()
                     logger.close()
                 raise TrainingInterrupted(
                     f"stopped after step {step} of {cfg.steps}; checkpoint saved in {ckpt_dir}. "
                     f"Resume with: envgym train {out / CONFIG_FILE} --resume")
+    if ahead is not None:
+        ahead.close()
     team.save_final(out, rank)  # out/final, or out/final/ID per agent
     if rank == 0:
         progress.close()
@@ -332,7 +373,10 @@ def check_failures(step: int, failed: list[Trajectory], total: int, max_fraction
 
 
 def _checkpoint(ckpt_dir: Path, step: int, team: Team, sampler: TaskSampler,
-                shuffle: torch.Generator, cfg: TrainConfig, run: RunState) -> None:
+                shuffle: torch.Generator, cfg: TrainConfig, run: RunState,
+                in_flight: list[StepRollouts] | None = None) -> None:
+    """`in_flight` (asynchronous): the steps the rollout thread sampled beyond `step`; they
+    are saved, and the task cursor is the one after the last of them."""
     from envgym.agents.checkpoint import rng_state
 
     rank, world = dist_info()
@@ -344,10 +388,12 @@ def _checkpoint(ckpt_dir: Path, step: int, team: Team, sampler: TaskSampler,
     learners = team.state_dict()  # model, optimizer, scheduler (per agent); FSDP: collectives
     if rank == 0:
         save_checkpoint(ckpt_dir, step, {
-            **learners, "cursor": list(sampler.cursor),
+            **learners, "cursor": in_flight[-1].cursor if in_flight else list(sampler.cursor),
             "shuffle": shuffle.get_state(), "config_digest": cfg.digest(),
             "run_state": run.state_dict(),
-            "rank_rng": rngs}, keep=cfg.keep_checkpoints)
+            "rank_rng": rngs,
+            **({"in_flight": [r.state_dict() for r in in_flight]} if in_flight is not None
+               else {})}, keep=cfg.keep_checkpoints)
     if world > 1:
         torch.distributed.barrier()
 

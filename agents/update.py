@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from envgym.agents.async_loss import behaviour_weights, off_policy_stats
 from envgym.agents.config import TrainConfig
 from envgym.agents.fsdp import lockstep_logprobs, zero_backward
 from envgym.agents.learner import TokenBatch, dist_info, token_logprobs
@@ -119,6 +120,10 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
                     kl = kl_penalty(logp, ref[micro].to(device), ppo.kl_estimator)
                     loss_tok = loss_tok + ppo.kl_coef * kl * km
                     sums["kl"] += float((kl * km).sum().detach())
+                if cfg.rollout.max_staleness:  # async (issue 40): truncated IS, async_loss.py
+                    loss_tok = loss_tok * behaviour_weights(old_mb, part.sample_logprobs, m,
+                                                            cfg.rollout.is_cap,
+                                                            ppo.ratio == "sequence", sums)
                 if ppo.entropy_coef:
                     loss_tok = loss_tok - ppo.entropy_coef * ent * m
                 if role_mask is None:
@@ -142,7 +147,7 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
     return {"loss": sums["loss"] / updates, "clip_frac": sums["clip_frac"] / n_tok,
             "entropy": sums["entropy"] / n_tok, "kl": sums["kl"] / n_tok,
             "grad_norm": sums["grad_norm"] / updates,
-            "logprob_drift": float(drift)}
+            "logprob_drift": float(drift), **off_policy_stats(sums, n_tok)}
 
 
 def _logprobs_in_chunks(model: Any, batch: TokenBatch, temperature: float, device: Any,

@@ -1,11 +1,12 @@
-"""The short tiny-model run whose step files pin `rollout.max_staleness = 0` to the
-synchronous loop as it was before the asynchronous trainer existed.
+"""A short tiny-model run for the asynchronous trainer's tests, and the digests of its
+step files.
 
-`tests/learner/fixtures/sync_steps.json` holds a SHA-256 of each step file of this run,
-written by `python -m tests.learner.async_fixture` from the commit before the asynchronous
-trainer landed (1abd821). The test reruns the same config with `max_staleness = 0` and
-compares. Regenerate it only when a change is meant to alter what the synchronous loop
-samples or learns (and say so in the commit).
+`rollout.max_staleness = 0` must be the synchronous loop bit for bit. The test runs this
+config through today's trainer and through the loop as it was before asynchrony
+(`sync_reference.py`), both on today's environments, engine and update, and compares the
+step files' digests. (A digest file written once would break with every legitimate change
+to an environment or the engine; the frozen loop isolates what issue 40 changed.)
+`python -m tests.learner.async_fixture` prints the digests of a run.
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-FIXTURE = Path(__file__).parent / "fixtures" / "sync_steps.json"
 STEPS = 3
 
 
 def tiny_config(model: Path, out: Path, **rollout: Any) -> dict[str, Any]:
     """Two tasks of TimeSeries-v0, two rollouts each, two turns, six tokens a turn."""
+    return _config(model, out, **rollout)
+
+
+def _config(model: Path, out: Path, **rollout: Any) -> dict[str, Any]:
     return {
         "seed": 3, "output_dir": str(out), "steps": STEPS, "checkpoint_every": 0,
         "credit": ["grpo"], "model": {"policy": str(model)},
@@ -58,10 +62,12 @@ def step_digests(out: Path) -> dict[str, str]:
     return digests
 
 
-def run(where: Path, **rollout: Any) -> dict[str, str]:
+def run(where: Path, train: Any = None, **rollout: Any) -> dict[str, str]:
+    """Train the config in `where` (with `train`, default the trainer's) and digest it."""
     from envgym.agents.config import load_config
-    from envgym.agents.trainer import train
 
+    if train is None:
+        from envgym.agents.trainer import train
     train(load_config(tiny_config(small_model(where / "model"), where / "run", **rollout)),
           eval_at_start=False)
     return step_digests(where / "run")
@@ -71,9 +77,4 @@ if __name__ == "__main__":
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        digests = run(Path(tmp))
-    if len(sys.argv) > 1 and sys.argv[1] == "--check":
-        print(json.dumps(digests, indent=1))
-    else:
-        FIXTURE.write_text(json.dumps(digests, indent=1) + "\n")
-        print(f"wrote {FIXTURE}: {len(digests)} step files")
+        print(json.dumps(run(Path(tmp), **dict(a.split("=") for a in sys.argv[1:])), indent=1))

@@ -1,0 +1,398 @@
+"""Asynchronous rollouts with bounded staleness (`rollout.max_staleness = N >= 1`).
+
+The synchronous loop alternates: roll out step s with the weights of update s-1, update,
+sync, repeat; the generator idles while the learner trains and the other way round. Here a
+rollout thread samples ahead while the learner updates:
+
+* **Versions.** After update v the learner publishes version v: a copy of the rollout
+  weights and of the run-level state (`envgym.runstate`) as they are then. The thread owns
+  an HF engine of its own (never the learner's module, which changes under it).
+* **The bound.** Step s is rolled out with version s-1-N (0 at the start), so when the
+  learner trains it at version s-1 every sample is N versions old, never more: the thread
+  is throttled by the versions it waits for, not by a queue length. The thread's wait is
+  the generator's idle time; the learner's wait for a batch is its own.
+* **Weight sync** (`rollout.weight_sync`). `step`: the whole of step s uses version s-1-N,
+  loaded before it starts; reproducible, and kill-and-resume is exact. `turn`: before each
+  batched `generate` (a turn of every live episode) the engine loads the newest published
+  version; an episode that spans a sync keeps going, each turn tagged with the version that
+  sampled it. Either way every turn records its version in
+  `Trajectory.meta["policy_versions"]` and its behaviour log-probs in `action_logprobs`,
+  and the loss corrects each token with its own (`agents/async_loss.py`).
+* **Groups** are whole steps: a step's G rollouts of a task are finished trajectories from
+  one version (`step`) or from versions inside the bound (`turn`), so every credit
+  estimator reads the same structure as in the synchronous loop.
+* **Kill and resume: in-flight rollouts are checkpointed.** A checkpoint after update k
+  waits for the thread to finish steps k+1..k+N (they need versions up to k-1, already
+  published) and stores them, with the task cursor after them; a resumed run trains those
+  exact batches, and the thread goes on from step k+N+1 with version k.
+
+What the thread cannot run is refused by the config validator (`refusals`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from envgym.runstate import RunState
+from envgym.trajectory import Trajectory
+
+__all__ = ["AsyncRollouts", "StepRollouts", "VersionStore", "bound_staleness", "refusals",
+           "staleness_metrics", "stamp_versions"]
+
+VERSIONS = "policy_versions"
+"""`Trajectory.meta` key: the policy version that sampled each turn."""
+
+
+def refusals(cfg: Any) -> list[str]:
+    """Why `cfg` cannot run with `rollout.max_staleness >= 1` (empty: it can)."""
+    why = []
+    if cfg.model.backend != "hf":
+        why.append("model.backend = 'vllm': the rollout thread drives an HF engine of its "
+                   "own; a vLLM engine in that thread is not built (use backend 'hf')")
+    if cfg.model.strategy == "fsdp":
+        why.append("model.strategy = 'fsdp': the learner's shards would be gathered for every "
+                   "published version while the thread samples; not built (use 'ddp')")
+    if cfg.agents:
+        why.append("[agents.ID] (ILR, one policy per agent) needs a version stream per agent; "
+                   "only one shared policy is versioned (drop [agents] or max_staleness = 0)")
+    if cfg.rollout.workers:
+        why.append("rollout.workers: one Ray pool per environment is shared by the rollout "
+                   "thread and evaluation on the learner's thread (set workers = 0)")
+    return why
+
+
+# ---- versions ---------------------------------------------------------------------------------
+
+class VersionStore:
+    """Published versions: weights and run-state copies by version number, newest kept."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._versions: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+        self.closed = False
+
+    def publish(self, version: int, weights: dict[str, Any], run_state: dict[str, Any]) -> None:
+        with self._cond:
+            self._versions[version] = (weights, run_state)
+            self._cond.notify_all()
+
+    def newest(self) -> int:
+        with self._cond:
+            return max(self._versions, default=-1)
+
+    def wait(self, version: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Version `version`'s weights and run state, waiting until it is published."""
+        with self._cond:
+            while version not in self._versions and not self.closed:
+                self._cond.wait(0.5)
+            if self.closed:
+                raise _Closed()
+            return self._versions[version]
+
+    def forget_below(self, version: int) -> None:
+        with self._cond:
+            for v in [v for v in self._versions if v < version]:
+                del self._versions[v]
+
+    def close(self) -> None:
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
+
+
+class _Closed(Exception):
+    """The run ended while the thread waited."""
+
+
+def snapshot(state_dict: dict[str, Any]) -> dict[str, Any]:
+    """A detached copy of weights that later updates of the learner do not touch."""
+    return {k: v.detach().clone() for k, v in state_dict.items()}
+
+
+def run_snapshot(data: dict[str, Any], step: int) -> RunState:
+    """A run state of its own for the thread (environments only read it while they run)."""
+    run = RunState()
+    run.load_state_dict(data)
+    run.step = step
+    return run
+
+
+# ---- the per-turn versions ------------------------------------------------------------------
+
+class VersionedPolicy:
+    """`weight_sync = "turn"`: the engine loads the newest published version before each
+    batched `generate` and remembers which version sampled each completion."""
+
+    def __init__(self, policy: Any, store: VersionStore, loaded: int):
+        self.policy, self.store, self.loaded = policy, store, loaded
+        self._stamps: dict[tuple, list[int]] = {}
+        self.syncs = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.policy, name)
+
+    def generate(self, prompts: Any, sampling: Any) -> list[Any]:
+        newest = self.store.newest()
+        if newest > self.loaded:
+            self.policy.load_state_dict(self.store.wait(newest)[0])
+            self.loaded, self.syncs = newest, self.syncs + 1
+        out = self.policy.generate(prompts, sampling)
+        for c in out:
+            self._stamps.setdefault(_key(c.token_ids, c.logprobs), []).append(self.loaded)
+        return out
+
+    def version_of(self, turn: Any) -> int | None:
+        """The version that sampled `turn` (first match; None if not generated here)."""
+        found = self._stamps.get(_key(turn.action_token_ids, turn.action_logprobs))
+        return found.pop(0) if found else None
+
+
+def _key(ids: list[int], logprobs: list[float]) -> tuple:
+    return tuple(ids), tuple(round(x, 6) for x in logprobs)
+
+
+def stamp_versions(trajs: list[Trajectory], version: int,
+                   policy: VersionedPolicy | None = None) -> None:
+    """Write each turn's sampling version into `meta["policy_versions"]`: `version` for
+    all (`step` sync), or what `policy` recorded per turn (`turn` sync)."""
+    for t in trajs:
+        if policy is None:
+            t.meta[VERSIONS] = [version] * len(t.turns)
+        else:
+            found = [policy.version_of(turn) if turn.action_token_ids else None
+                     for turn in t.turns]
+            t.meta[VERSIONS] = [version if v is None else v for v in found]
+
+
+# ---- the learner's side: the bound and its metrics -------------------------------------------
+
+def turn_staleness(traj: Trajectory, learner_version: int) -> list[int]:
+    return [learner_version - v for v in traj.meta.get(VERSIONS, [])]
+
+
+def bound_staleness(trajs: list[Trajectory], learner_version: int, max_staleness: int,
+                    how: str) -> tuple[list[Trajectory], dict[int, list[int]], int]:
+    """Apply the bound: (trajectories kept, {kept index: turns to keep out of the loss},
+    trajectories dropped). `drop` removes a trajectory with any turn older than the bound;
+    `keep` leaves it in its group (the baseline) with those turns untrained."""
+    kept, masked, dropped = [], {}, 0
+    for t in trajs:
+        old = [k for k, s in enumerate(turn_staleness(t, learner_version)) if s > max_staleness]
+        if old and how == "drop":
+            dropped += 1
+            continue
+        if old:
+            masked[len(kept)] = old
+        kept.append(t)
+    return kept, masked, dropped
+
+
+def mask_turns(credit: Any, masked: dict[int, list[int]], trajs: list[Trajectory]) -> None:
+    """Take the `bound_staleness` turns out of `credit`'s loss (credit may reorder or drop
+    trajectories, so they are found by identity)."""
+    where = {id(trajs[i]): turns for i, turns in masked.items()}
+    for row, t in enumerate(credit.trajectories):
+        for k in where.get(id(t), []):
+            credit.turn_mask[row][k] = False
+
+
+def staleness_metrics(trajs: list[Trajectory], learner_version: int, max_staleness: int
+                      ) -> tuple[dict[str, float], list[int]]:
+    """The staleness histogram of the step's turns (`async/staleness/K`: share of turns K
+    versions old) and the raw values (for TensorBoard's histogram)."""
+    values = [s for t in trajs for s in turn_staleness(t, learner_version)]
+    out = {f"async/staleness/{k}": (values.count(k) / len(values) if values else 0.0)
+           for k in range(max_staleness + 1)}
+    out["async/staleness_mean"] = sum(values) / len(values) if values else 0.0
+    out["async/staleness_max"] = float(max(values, default=0))
+    return out, values
+
+
+# ---- the rollout thread -----------------------------------------------------------------------
+
+@dataclass
+class StepRollouts:
+    """One step's rollouts as the learner receives them."""
+
+    step: int
+    trajs: list[Trajectory]
+    failed: list[Trajectory]
+    seconds: float  # rolling out
+    cursor: list[int] = field(default_factory=list)  # the task cursor after this step
+    version: int = 0  # the version it started from
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "trajs": [t.model_dump(mode="json") for t in self.trajs],
+                "failed": [t.model_dump(mode="json") for t in self.failed],
+                "seconds": self.seconds, "cursor": list(self.cursor), "version": self.version}
+
+    @classmethod
+    def from_state(cls, d: dict[str, Any]) -> StepRollouts:
+        return cls(d["step"], [Trajectory.model_validate(t) for t in d["trajs"]],
+                   [Trajectory.model_validate(t) for t in d["failed"]], d["seconds"],
+                   list(d["cursor"]), d["version"])
+
+
+Produce = Callable[[int, Any, RunState], StepRollouts]
+"""(step, rollout policy, run state) -> that step's rollouts (the trainer's steps 1-2)."""
+
+
+class AsyncRollouts:
+    """The rollout thread and the learner's handle on it.
+
+    `produce(step, policy, run)` rolls one step out (the trainer's own function). Steps
+    `first`..`last` are produced in order; `saved` are the checkpointed in-flight steps of a
+    resumed run. Errors in the thread (a refused step, a dead server) reach the learner at
+    its next `get`."""
+
+    def __init__(self, produce: Produce, policy: Any, *, max_staleness: int, weight_sync: str,
+                 start: int, last: int, saved: list[StepRollouts] = ()):
+        self.produce, self.policy, self.n = produce, policy, max_staleness
+        self.weight_sync, self.last = weight_sync, last
+        self.store = VersionStore()
+        self._cond = threading.Condition()
+        self._ready: dict[int, StepRollouts] = {s.step: s for s in saved}
+        self._error: BaseException | None = None
+        self.first = start + 1 + len(saved)  # the first step the thread rolls out
+        self.generator_idle = self.learner_idle = 0.0
+        self.syncs = 0
+        self._thread = threading.Thread(target=self._loop, name="envgym-rollouts", daemon=True)
+
+    # -- learner side --
+
+    def start(self, version: int, weights: dict[str, Any], run: RunState) -> None:
+        """Publish the starting version (the loaded or resumed model) and start sampling."""
+        self.publish(version, weights, run)
+        self._thread.start()
+
+    def publish(self, version: int, weights: dict[str, Any], run: RunState) -> None:
+        """Version `version` is the learner after update `version`; the weights are copied."""
+        self.store.publish(version, snapshot(weights), run.state_dict())
+
+    def get(self, step: int) -> StepRollouts:
+        """Step `step`'s rollouts, waiting for the thread (learner idle time)."""
+        t0 = time.perf_counter()
+        with self._cond:
+            while step not in self._ready and self._error is None:
+                self._cond.wait(0.5)
+            if self._error is not None and step not in self._ready:
+                raise self._error
+            out = self._ready.pop(step)
+        self.learner_idle += time.perf_counter() - t0
+        self.store.forget_below(max(0, step - self.n))  # nothing older is needed again
+        return out
+
+    def in_flight(self, step: int) -> list[StepRollouts]:
+        """After update `step`: wait for steps step+1..step+N and return them (for the
+        checkpoint; they stay queued for the learner)."""
+        upto = min(step + self.n, self.last)
+        with self._cond:
+            while any(s not in self._ready for s in range(step + 1, upto + 1)) \
+                    and self._error is None:
+                self._cond.wait(0.5)
+            if self._error is not None:
+                raise self._error
+            return [self._ready[s] for s in range(step + 1, upto + 1)]
+
+    def idle_metrics(self) -> dict[str, float]:
+        """Idle seconds since the last call, and the weight loads of the thread."""
+        out = {"time/generator_idle_s": self.generator_idle,
+               "time/learner_idle_s": self.learner_idle, "async/weight_syncs": float(self.syncs)}
+        self.generator_idle = self.learner_idle = 0.0
+        self.syncs = 0
+        return out
+
+    def close(self) -> None:
+        self.store.close()
+        if self._thread.is_alive():
+            self._thread.join(timeout=60)
+
+    # -- the thread --
+
+    def _loop(self) -> None:
+        try:
+            for step in range(self.first, self.last + 1):
+                self._ready_put(self._one(step))
+        except _Closed:
+            return
+        except BaseException as e:  # noqa: BLE001 - handed to the learner, re-raised there
+            with self._cond:
+                self._error = e
+                self._cond.notify_all()
+
+    def _one(self, step: int) -> StepRollouts:
+        version = max(0, step - 1 - self.n)  # the oldest the bound allows: step sync's one
+        t0 = time.perf_counter()
+        weights, run_state = self.store.wait(version)
+        self.generator_idle += time.perf_counter() - t0
+        if self.weight_sync == "turn" and (newest := self.store.newest()) > version:
+            version = newest  # turn sync: the freshest published one
+            weights, run_state = self.store.wait(version)
+        self.policy.load_state_dict(weights)
+        self.syncs += 1
+        policy = VersionedPolicy(self.policy, self.store, version) \
+            if self.weight_sync == "turn" else None
+        out = self.produce(step, policy or self.policy, run_snapshot(run_state, step))
+        stamp_versions(out.trajs + out.failed, version, policy)
+        if policy is not None:
+            self.syncs += policy.syncs
+        out.version = version
+        return out
+
+    def _ready_put(self, rollouts: StepRollouts) -> None:
+        with self._cond:
+            self._ready[rollouts.step] = rollouts
+            self._cond.notify_all()
+
+
+# ---- wiring for the trainer -------------------------------------------------------------------
+
+def start_rollout_thread(cfg: Any, team: Any, produce: Produce, run: RunState, start: int,
+                         saved: list[StepRollouts]) -> AsyncRollouts:
+    """The thread's own HF engine (the learner's weights as of `start`) and tokenizer (fast
+    tokenizers are not safe to share between threads), started on version `start`."""
+    import copy
+
+    from envgym.agents.fsdp import rollout_weights
+    from envgym.agents.learner import dist_info
+    from envgym.agents.policies.hf import HFPolicy
+    from envgym.errors import InvalidConfig
+
+    if dist_info()[1] > 1:
+        raise InvalidConfig("rollout.max_staleness >= 1 runs in one process (one rollout "
+                            "thread beside one learner); launch it without torchrun")
+    learner = team.learners[0]
+    engine = HFPolicy(learner.path, tokenizer=copy.deepcopy(learner.tokenizer), seed=cfg.seed,
+                      device=str(next(learner.model.parameters()).device),
+                      kv_reuse=cfg.rollout.kv_reuse, kv_cache_mb=cfg.rollout.kv_cache_mb)
+    thread = AsyncRollouts(produce, engine, max_staleness=cfg.rollout.max_staleness,
+                           weight_sync=cfg.rollout.weight_sync, start=start, last=cfg.steps,
+                           saved=saved)
+    thread.start(start, rollout_weights(learner.model), run)
+    return thread
+
+
+def publish_update(thread: AsyncRollouts, team: Any, step: int, run: RunState) -> None:
+    """Step 6 asynchronously: version `step` (weights and run state) for the thread."""
+    from envgym.agents.fsdp import rollout_weights
+    from envgym.agents.learner import unwrap
+
+    learner = team.learners[0]
+    thread.publish(step, rollout_weights(learner.model), run)
+    unwrap(learner.model).eval()  # as the synchronous sync leaves it (evaluation follows)
+
+
+def learner_batch(got: StepRollouts, step: int, cfg: Any
+                  ) -> tuple[list[Trajectory], dict[int, list[int]], dict[str, float], list[int]]:
+    """The learner's view of step `step`'s rollouts, trained at version step-1: the bound
+    applied (`rollout.stale`), the staleness histogram and the counts."""
+    n = cfg.rollout.max_staleness
+    metrics, values = staleness_metrics(got.trajs, step - 1, n)
+    trajs, masked, dropped = bound_staleness(got.trajs, step - 1, n, cfg.rollout.stale)
+    metrics["async/dropped_stale"] = float(dropped)
+    metrics["async/masked_stale_turns"] = float(sum(map(len, masked.values())))
+    return trajs, masked, metrics, values
