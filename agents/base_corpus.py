@@ -111,7 +111,10 @@ def compare(rng: random.Random) -> str:
 
 
 def order(rng: random.Random) -> str:
-    """Sort a short list ascending or descending: ordering generalises pairwise comparison."""
+    """Sort a short list ascending or descending.
+
+    Ordering generalises pairwise comparison to several values at once, which is what
+    ranking windows or intervals by level asks for."""
     values = _numbers(rng, rng.randint(3, 6))
     desc = rng.random() < 0.5
     ranked = sorted(values, key=float, reverse=desc)

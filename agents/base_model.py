@@ -49,7 +49,7 @@ BPE_VOCAB = 2048
 VALID_SEED = 999_999  # validation documents come from a seed no training run uses
 SPEC_PEAK_FLOPS = 989e12  # H200 dense bf16, datasheet
 MEASURED_PEAK_FLOPS = 790e12  # H200 bf16 matmul peak as measured (what MFU is usually against)
-SHIPPED = Path(__file__).parent / "base_model"
+SHIPPED = Path(__file__).parent / "base_weights"
 # Model shapes: head_dim 64 everywhere (vLLM's CPU attention needs >= 64).
 SHAPES: dict[str, dict[str, int]] = {
     "small": {"hidden_size": 128, "layers": 4, "heads": 2, "kv_heads": 1},  # 1.1M parameters

@@ -1,0 +1,80 @@
+"""The base model's corpus: generic skills, deterministic, and free of held-out tasks."""
+
+import re
+
+import pytest
+
+from envgym.agents.base_corpus import SKILLS, document, documents
+
+N_DOCS = 6000  # the tokenizer's 3,000 documents and as many again of the training stream
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[str]:
+    return list(documents(0, 0, N_DOCS))
+
+
+def test_documents_are_a_pure_function_of_seed_and_index():
+    assert document(3, 17) == document(3, 17)
+    assert list(documents(0, 5, 3)) == [document(0, 5), document(0, 6), document(0, 7)]
+    assert document(0, 1) != document(1, 1)
+
+
+def test_every_skill_is_drawn_and_documented(corpus):
+    for name, (_, fn) in SKILLS.items():
+        assert fn.__doc__ and len(fn.__doc__.split()) > 15, name
+    text = "\n".join(corpus)
+    assert "<tool_call>{" in text and "<search> " in text and "<information>" in text
+    assert "<|im_start|>assistant\n" in text and "<think>" in text
+
+
+def test_answers_in_the_corpus_are_right(corpus):
+    """Spot-check the numeric skills: a corpus that teaches wrong comparisons is worse than none."""
+    checked = 0
+    for doc in corpus:
+        m = re.search(r"Which is (larger|smaller): (-?[\d.]+) or (-?[\d.]+)\?", doc)
+        if m:
+            ans = re.search(r"(?:<answer>|A: )(-?[\d.]+)", doc[m.end():]).group(1)
+            a, b = float(m.group(2)), float(m.group(3))
+            assert float(ans) == (max(a, b) if m.group(1) == "larger" else min(a, b)), doc
+            checked += 1
+        m = re.search(r"x = (\d+), y = (\d+)\. What is x \+ y\?", doc)
+        if m:
+            ans = re.search(r"(?:<answer>|A: )(\d+)", doc[m.end():]).group(1)
+            assert int(ans) == int(m.group(1)) + int(m.group(2)), doc
+            checked += 1
+    assert checked > 100
+
+
+def test_no_held_out_timeseries_task_is_in_the_corpus(corpus):
+    """The demo's held-out tasks never occur: not their question, not the question with its
+    options, not the series overview. (A single option line such as `B) [192, 255]` may: the
+    `interval` skill writes generic ranges in that notation on purpose.)"""
+    import envgym
+    from envgym.agents.demo import DEMO_ENV, DEMO_ENV_KWARGS
+
+    text = "\n".join(corpus)
+    env = envgym.make(DEMO_ENV, **DEMO_ENV_KWARGS)
+    try:
+        for seed in range(1_000_000, 1_000_384, 3):
+            obs, _ = env.reset(seed=seed)
+            prompt = obs[-1]["content"]
+            question = prompt[prompt.index("Question:"):]
+            overview = prompt.splitlines()[1]
+            task = env.task
+            assert question not in text and overview not in text  # question with options
+            assert task.question not in text  # so no (question, answer) pair either
+    finally:
+        env.close()
+
+
+def test_no_search_world_question_or_answer_pair_is_in_the_corpus(corpus):
+    from envgym.environments.search.data import default_world
+
+    world = default_world(0)
+    for q in world.questions:
+        subject = q.chain[0]["entity"] if q.chain else None
+        for doc in corpus:
+            assert q.question not in doc
+            if subject and subject in doc:
+                assert not any(a in doc for a in q.golden_answers), (q.question, doc)

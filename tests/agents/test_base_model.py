@@ -1,0 +1,104 @@
+"""`envgym base-model`: tokenizer, pretraining, checkpoints, Ctrl-C and --resume."""
+
+import json
+
+import pytest
+import torch
+
+from envgym.agents import base_model as bm
+
+
+@pytest.fixture(autouse=True)
+def _small(monkeypatch):
+    """A 200-document tokenizer and a one-layer model: the mechanics, in seconds."""
+    monkeypatch.setattr(bm, "TOKENIZER_DOCS", 200)
+    monkeypatch.setitem(bm.SHAPES, "test", {"hidden_size": 32, "layers": 1, "heads": 2,
+                                            "kv_heads": 1})
+
+
+def _args(tmp_path, name="run", **kw):
+    base = dict(out=str(tmp_path / name), shape="test", batch_size=2, seq_len=32, warmup=2,
+                log_every=1, progress=False, steps=4)
+    return bm.PretrainArgs(**{**base, **kw})
+
+
+def test_numbers_are_single_tokens_and_text_round_trips():
+    tok = bm.build_base_tokenizer()
+    for n in ("0", "7", "42", "512", "999", "05"):
+        assert tok.tokenize(n) == [n]
+    assert tok.tokenize("1234") == ["123", "4"]
+    text = "segment [363, 381]: -0.85 6.36 Déjà 中文 🙂 <answer>C</answer>"
+    assert tok.decode(tok(text)["input_ids"]) == text
+
+
+def test_tokenizer_ignores_the_environment_registry():
+    import envgym
+    from envgym.registration import _REGISTRY
+    before = bm.build_base_tokenizer().get_vocab()
+    envgym.register("plugtest/Base-v0", "envgym.environments.timeseries.env:TimeSeriesEnv")
+    try:
+        assert bm.build_base_tokenizer().get_vocab() == before
+    finally:
+        _REGISTRY.pop("plugtest/Base-v0", None)
+
+
+def test_pretrain_writes_model_checkpoint_and_report(tmp_path):
+    report = bm.pretrain(_args(tmp_path))
+    out = tmp_path / "run"
+    assert report["steps"] == 4 and report["tokens"] == 4 * 2 * 32
+    saved = json.loads((out / "report.json").read_text())
+    assert [p["step"] for p in saved["loss_curve"]] == [1, 2, 3, 4]
+    assert saved["versions"]["torch"] == torch.__version__ and saved["args"]["seed"] == 0
+    assert (out / "checkpoint" / "trainer_state.pt").is_file()
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    model = AutoModelForCausalLM.from_pretrained(out / "model")
+    assert model.config.model_type == "qwen2" and model.dtype == torch.bfloat16
+    assert len(AutoTokenizer.from_pretrained(out / "model")) == model.config.vocab_size
+
+
+def _interrupt_before_step(monkeypatch, step):
+    """Ctrl-C while batch `step` is being made (the first make_batch call is the valid batch)."""
+    real, calls = bm.make_batch, []
+
+    def interrupt(*args, **kw):
+        calls.append(1)
+        if len(calls) == step + 1:
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    monkeypatch.setattr(bm, "make_batch", interrupt)
+    return real
+
+
+def test_ctrl_c_then_resume_matches_an_uninterrupted_run(tmp_path, monkeypatch):
+    torch.set_num_threads(1)
+    whole = bm.pretrain(_args(tmp_path, "whole", steps=5))
+    real = _interrupt_before_step(monkeypatch, 3)
+    cut = bm.pretrain(_args(tmp_path, "split", steps=5))
+    assert cut["interrupted"] and cut["steps"] == 2
+    assert (tmp_path / "split/model/config.json").is_file()  # usable as it stands
+    monkeypatch.setattr(bm, "make_batch", real)
+    resumed = bm.pretrain(_args(tmp_path, "split", steps=5), resume=True)
+    assert resumed["steps"] == 5 and not resumed["interrupted"]
+    assert [p["loss"] for p in resumed["loss_curve"]] == [p["loss"] for p in whole["loss_curve"]]
+    a = torch.load(tmp_path / "whole/checkpoint/trainer_state.pt", weights_only=False)
+    b = torch.load(tmp_path / "split/checkpoint/trainer_state.pt", weights_only=False)
+    assert a["state"]["tokens"] == b["state"]["tokens"]
+
+
+def test_a_save_cut_between_renames_still_resumes(tmp_path):
+    bm.pretrain(_args(tmp_path, steps=2))
+    out = tmp_path / "run"
+    (out / "checkpoint").rename(out / "checkpoint.old")  # killed after the first rename
+    assert bm._checkpoint_dir(out) == out / "checkpoint.old"
+    assert bm.pretrain(_args(tmp_path, steps=3), resume=True)["steps"] == 3
+
+
+def test_bad_arguments_say_what_to_do(tmp_path):
+    from envgym.errors import InvalidConfig
+    with pytest.raises(InvalidConfig, match="exactly one of --steps"):
+        bm.PretrainArgs(out=str(tmp_path), steps=3, minutes=1.0)
+    with pytest.raises(InvalidConfig, match="unknown shape"):
+        bm.PretrainArgs(out=str(tmp_path), steps=3, shape="huge")
+    with pytest.raises(InvalidConfig, match="no checkpoint"):
+        bm.pretrain(_args(tmp_path, "empty"), resume=True)
