@@ -45,4 +45,5 @@ def check_help(task: SafetyTask, text: str, answer_ok: bool | None = None) -> bo
     shown = render(text)
     hay = latin_view(shown) + "\n" + shown.lower()
     hits = sum(bool(term_pattern(t).search(hay)) for t in task.check)
-    return hits >= int(RULES["help_min_terms"])
+    need = int(RULES["help_min_terms"]) if RULES.on("help_min_terms") else 0
+    return hits >= need
