@@ -149,7 +149,7 @@ class McpConnection:
             raise ImportedEnvError("mcp: an empty command")
         # the server runs in its own working directory: paths the caller named are made
         # absolute first, so `mcp:python examples/server.py` means what it says
-        argv = [str(Path(a).resolve()) if os.sep in a and Path(a).exists() else a for a in argv]
+        argv = [str(Path(a).absolute()) if os.sep in a and Path(a).exists() else a for a in argv]
         command = sys.executable if argv[0] in ("python", "python3") else argv[0]
         params = StdioServerParameters(command=command, args=argv[1:],
                                        cwd=str(self.cwd) if self.cwd else None,

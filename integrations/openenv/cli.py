@@ -23,6 +23,8 @@ def serve_env(
         min=0.0, help="seconds SIGTERM waits for in-flight steps before exiting")] = 10.0,
     package: Annotated[Optional[Path], typer.Option(
         help="write openenv.yaml, Dockerfile and README.md into this folder and exit")] = None,
+    mcp: Annotated[bool, typer.Option(
+        "--mcp", help="serve the tools over MCP on stdin/stdout instead (one session per client)")] = False,
 ) -> None:
     """Serve an environment over OpenEnv's HTTP/WebSocket API (openenv-core's server)."""
     from envgym.cli import parse_env_args
@@ -34,6 +36,10 @@ def serve_env(
         spec(env_id)
     except EnvGymError as e:
         raise typer.BadParameter(str(e), param_hint="ENV_ID") from None
+    if mcp:  # the `mcp` extra; an MCP client spawns this process as its session
+        from envgym.integrations.mcp.server import serve_stdio
+
+        return serve_stdio(env_id, kwargs)
     if package is not None:
         from envgym.integrations.openenv.package import write_package
 
