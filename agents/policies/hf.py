@@ -190,6 +190,16 @@ class HFPolicy:
                                         rows[i:i + self.batch_size])
         return out
 
+    def generate_isolated(self, prompt: Sequence[int], sampling: SamplingParams) -> Completion:
+        """`generate([prompt], sampling)` in a forward of its own from a full prefill, past
+        the prefix cache: what it samples depends on nothing but its ids, seed and the weights
+        (`serve-policy` decodes seeded rows this way, so load cannot change them)."""
+        kv, self.kv = self.kv, None
+        try:
+            return self._generate_batch([list(prompt)], row_sampling(sampling, 1))[0]
+        finally:
+            self.kv = kv
+
     @torch.no_grad()
     def _generate_batch(self, prompts: list[list[int]], params: list[SamplingParams]
                         ) -> list[Completion]:

@@ -12,7 +12,15 @@ goes back into the pool with its prompt extended by what it generated, so:
 * a batched call that raises is retried row by row, so one bad row fails alone.
 
 The price is one re-prefill per chunk; `chunk_tokens` trades it against the wait above.
-A seeded row is reseeded each chunk from `(seed, chunk index)`, so it reproduces itself.
+
+Seeded rows reproduce themselves whatever the load. Each chunk of a seeded row is sampled
+with its own seed, `mix_seed(seed, chunk index)`, always passed per row (never collapsed into
+one setting for the batch, which a policy would re-derive per batch position). And a seeded
+row decodes in a forward of its own: alone, unpadded and from a full prefill that bypasses
+the prefix cache (`policy.generate_isolated` where the backend has it, else a one-row call),
+so its logits depend only on its own ids and the weights, never on what else is in the
+round. Its chunk boundaries depend only on its own progress. The price is that seeded rows
+are not batched with each other; unseeded rows still share one batched call.
 """
 
 from __future__ import annotations
@@ -23,11 +31,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from envgym.policy import Completion, SamplingParams
+from envgym.policy import Completion, SamplingParams, mix_seed
 
 __all__ = ["Engine", "Row", "ShuttingDown"]
-
-_SEED_MOD = 2 ** 63
 
 
 class ShuttingDown(Exception):
@@ -171,6 +177,15 @@ class Engine:
     # ---- one round (on a worker thread) ----------------------------------------------------
 
     def _round(self, rows: list[Row]) -> None:
+        shared = [r for r in rows if r.params.seed is None]
+        if shared:
+            self._shared_round(shared)
+        for row in rows:
+            if row.params.seed is not None:
+                self._isolated_round(row)
+
+    def _shared_round(self, rows: list[Row]) -> None:
+        """Unseeded rows: one batched call; a call that raises is retried row by row."""
         prompts = [r.prompt + r.ids for r in rows]
         params = [self._chunk_params(r) for r in rows]
         try:
@@ -190,11 +205,24 @@ class Engine:
             if out is not None:
                 self._advance(row, out, p.max_tokens)
 
+    def _isolated_round(self, row: Row) -> None:
+        """A seeded row's chunk, computed as if it were the only request on the server."""
+        p = self._chunk_params(row)
+        prompt = row.prompt + row.ids
+        try:
+            isolated = getattr(self.policy, "generate_isolated", None)
+            out = (isolated(prompt, p) if isolated is not None  # one setting, one row: both
+                   else list(self.policy.generate([prompt], p))[0])  # sample mix_seed(seed, 0)
+        except Exception:  # noqa: BLE001 - the row fails alone
+            row.error = _error()
+            return
+        self._advance(row, out, p.max_tokens)
+
     def _chunk_params(self, row: Row) -> SamplingParams:
         left = row.params.max_tokens - len(row.ids)
         seed = row.params.seed
         if seed is not None:
-            seed = (seed * 1_000_003 + row.chunks) % _SEED_MOD
+            seed = mix_seed(seed, row.chunks)
         return replace(row.params, max_tokens=min(self.chunk, left), seed=seed)
 
     def _generate(self, prompts: list[list[int]], params: list[SamplingParams]

@@ -318,8 +318,10 @@ async def _run_rows(policy, rows, chunk=4):
     return engine, results
 
 
-def _rows(temps):
-    return [Row([5, 6, 7], SamplingParams(max_tokens=8, temperature=t, seed=i))
+def _rows(temps, seeded=False):
+    """Unseeded rows share batched calls; seeded ones decode alone (test_server_seeds.py)."""
+    return [Row([5, 6, 7], SamplingParams(max_tokens=8, temperature=t,
+                                          seed=i if seeded else None))
             for i, t in enumerate(temps)]
 
 
@@ -332,6 +334,17 @@ def test_distinct_temperatures_share_one_call_per_round(tiny_policy):
     assert len(spy.calls) == 2  # 8 tokens in rounds of 4, every row in each call
     assert {p.temperature for p in spy.calls[0]} == {0.3, 0.6, 0.9, 1.2}
     assert engine.per_row is True
+
+
+def test_seeded_rows_decode_in_calls_of_their_own(tiny_policy):
+    import asyncio
+    spy = _Spy(tiny_policy, per_row=True)
+    rows = _rows([0.3, 0.6, 0.9], seeded=True) + _rows([0.5, 0.7])
+    _, results = asyncio.run(_run_rows(spy, rows))
+    assert all(len(r.ids) == 8 for r in results)
+    alone = [c for c in spy.calls if len(c) == 1]
+    assert len(alone) == 6 and all(c[0].seed is not None for c in alone)  # 3 rows x 2 rounds
+    assert all(p.seed is None for c in spy.calls if len(c) > 1 for p in c)
 
 
 def test_single_setting_policies_get_one_call_per_setting(tiny_policy):
