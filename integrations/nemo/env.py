@@ -191,7 +191,10 @@ class NemoEnv(TextEnv):
         import httpx
 
         try:
-            response = self._http.post(f"/{route}", json=body)
+            # UTF-8 that any server can read back: a lone surrogate becomes "?"
+            data = json.dumps(body, ensure_ascii=False).encode("utf-8", "replace")
+            response = self._http.post(f"/{route}", content=data,
+                                       headers={"content-type": "application/json"})
         except httpx.TimeoutException:
             raise ImportedEnvError(f"nemo: POST {self.url}/{route} did not answer within "
                                    f"{self.timeout:g}s (timeout)") from None
