@@ -51,6 +51,9 @@ def serve_retriever(index: Path = typer.Option(..., "--index", help="Directory f
                     max_queries: int = typer.Option(
                         1024, "--max-queries", min=1,
                         help="Most queries one request may carry (a 413 beyond)."),
+                    max_query_chars: int = typer.Option(
+                        4096, "--max-query-chars", min=1,
+                        help="Longest query, in characters (a 413 beyond)."),
                     shutdown_timeout: float = typer.Option(
                         10.0, "--shutdown-timeout", min=0.0,
                         help="Seconds SIGTERM waits for in-flight requests.")) -> None:
@@ -65,4 +68,5 @@ def serve_retriever(index: Path = typer.Option(..., "--index", help="Directory f
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from None
     serve(retriever, host=host, port=port, max_queries=max_queries,
+          max_query_chars=max_query_chars,
           shutdown_timeout=shutdown_timeout, ready=f"serving {index} on http://{host}:{{port}}")

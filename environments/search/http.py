@@ -4,9 +4,11 @@
 `"query"`, SkyRL style) and answers `{"result": [[{"document": {"id", "contents"}, "score"}]]}`,
 one list per query in request order, for any batch size and either `return_scores` (the
 Search-R1 server's unpack bug, infra §B.4.1, is the reason for the fixed response shape).
-Concurrent requests are merged into one batched `search` call (requests that arrive while
-a search runs go together in the next one), because per-trajectory clients send one query
-at a time and batched retrieval is far faster (§B.5).
+Concurrent requests are merged into batched `search` calls (requests that arrive while a
+search runs go together in the next one, each with a fair share of it), because
+per-trajectory clients send one query at a time and batched retrieval is far faster (§B.5).
+A request's size is bounded: `max_queries` queries of `max_query_chars` characters each,
+with a 413 naming the limit beyond either.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import hashlib
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from envgym.environments.search.retrievers import Document, Hit, Retriever
+from envgym.environments.search.retrievers import MAX_QUERY_CHARS, Document, Hit, Retriever
 from envgym.errors import RetrieverUnavailable
 
 __all__ = ["HTTPRetriever", "RetrieveRequest", "create_app", "serve"]
@@ -42,60 +45,99 @@ class RetrieveRequest(BaseModel):
         return self.queries if self.queries is not None else [self.query or ""]
 
 
-class _Batcher:
-    """Merges concurrent requests into one `search` call (micro-batching).
+@dataclass(eq=False)
+class _Job:
+    """One request's queries; `done` of them answered so far."""
 
-    One search runs at a time; requests that arrive meanwhile queue up and go together in
-    the next call, up to `max_batch` queries. So a lone client pays no wait, and under load
-    batches grow by themselves. `window_s` > 0 additionally waits that long for company
-    after the first request of a batch (useful only when a batch is much cheaper per query
-    than single searches and clients are few)."""
+    queries: list[str]
+    topk: int
+    future: asyncio.Future
+    hits: list[list[Hit]] = field(default_factory=list)
+
+    @property
+    def left(self) -> int:
+        return len(self.queries) - len(self.hits)
+
+
+class _Batcher:
+    """Merges concurrent requests into batched `search` calls (micro-batching), fairly.
+
+    One search runs at a time, of at most `max_batch` queries. Requests that arrive while it
+    runs wait for the next call, which takes queries from every waiting request in turn
+    (round robin, an equal share each), so a lone query never waits behind another client's
+    whole 1,024-query batch, only behind one call of `max_batch`. A lone client pays no
+    wait. `window_s` > 0 additionally waits that long for company after the first request
+    of a batch (useful only when a batch is much cheaper per query than single searches and
+    clients are few)."""
 
     def __init__(self, retriever: Retriever, max_batch: int = 64, window_s: float = 0.0):
-        self.retriever, self.max_batch, self.window_s = retriever, max_batch, window_s
+        self.retriever, self.max_batch, self.window_s = retriever, max(1, max_batch), window_s
         self.queue: asyncio.Queue = asyncio.Queue()
+        self.pending: deque[_Job] = deque()
         self.lock = threading.Lock()  # faiss/bm25 objects are not assumed thread-safe
         self.calls = self.served = 0  # search calls made and queries answered, for /health
         self.batches: deque[int] = deque(maxlen=1024)  # sizes of the latest search calls
 
     async def submit(self, queries: list[str], topk: int) -> list[list[Hit]]:
         future = asyncio.get_running_loop().create_future()
-        await self.queue.put((queries, topk, future))
+        await self.queue.put(_Job(list(queries), topk, future))
         return await future
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
-            items = [await self.queue.get()]
-            deadline = loop.time() + self.window_s
-            while sum(len(q) for q, _, _ in items) < self.max_batch:
-                if not self.queue.empty():  # arrived while the last search ran
-                    items.append(self.queue.get_nowait())
-                    continue
-                left = deadline - loop.time()
-                if left <= 0:
-                    break
-                try:
-                    items.append(await asyncio.wait_for(self.queue.get(), left))
-                except asyncio.TimeoutError:
-                    break
-            await self._serve(items)
+            if not self.pending:
+                self.pending.append(await self.queue.get())
+                deadline = loop.time() + self.window_s
+                while sum(j.left for j in self.pending) < self.max_batch:
+                    left = deadline - loop.time()
+                    if left <= 0 or not self.queue.empty():
+                        break
+                    try:
+                        self.pending.append(await asyncio.wait_for(self.queue.get(), left))
+                    except asyncio.TimeoutError:
+                        break
+            while not self.queue.empty():  # arrived while the last search ran
+                self.pending.append(self.queue.get_nowait())
+            await self._serve(self._take())
 
-    async def _serve(self, items: list) -> None:
-        queries = [q for qs, _, _ in items for q in qs]
-        k = max(topk for _, topk, _ in items)
+    def _take(self) -> list[tuple[_Job, int]]:
+        """(job, how many of its next queries) for one call: an equal share per waiting
+        request, the spare room to the earliest; finished or abandoned jobs drop out."""
+        jobs = [j for j in self.pending if not j.future.done()]
+        self.pending = deque(jobs)
+        plan: dict[int, int] = {}
+        room = self.max_batch
+        while room and any(j.left > plan.get(id(j), 0) for j in jobs):
+            share = max(1, room // sum(j.left > plan.get(id(j), 0) for j in jobs))
+            for j in jobs:
+                n = min(share, j.left - plan.get(id(j), 0), room)
+                if n > 0:
+                    plan[id(j)] = plan.get(id(j), 0) + n
+                    room -= n
+        return [(j, plan[id(j)]) for j in jobs if plan.get(id(j))]
+
+    async def _serve(self, plan: list[tuple[_Job, int]]) -> None:
+        queries = [q for job, n in plan for q in job.queries[len(job.hits):len(job.hits) + n]]
+        k = max((job.topk for job, _ in plan), default=1)
         try:
             results = await asyncio.to_thread(self._search, queries, k)
         except Exception as e:
-            for _, _, future in items:
-                if not future.done():
-                    future.set_exception(e)
+            for job, _ in plan:
+                if not job.future.done():
+                    job.future.set_exception(e)
             return
         pos = 0
-        for qs, topk, future in items:
-            if not future.done():  # the client may have gone away
-                future.set_result([hits[:topk] for hits in results[pos:pos + len(qs)]])
-            pos += len(qs)
+        for job, n in plan:
+            job.hits += [hits[:job.topk] for hits in results[pos:pos + n]]
+            pos += n
+            if not job.left and not job.future.done():  # the client may have gone away
+                job.future.set_result(job.hits)
+        # round robin: those served go behind any that were not
+        served = {id(job) for job, _ in plan}
+        rest = [j for j in self.pending if j.left and not j.future.done()]
+        self.pending = deque([j for j in rest if id(j) not in served]
+                             + [j for j in rest if id(j) in served])
 
     def _search(self, queries: list[str], k: int) -> list[list[Hit]]:
         with self.lock:
@@ -106,9 +148,11 @@ class _Batcher:
 
 
 def create_app(retriever: Retriever, *, default_topk: int = 3, max_batch: int = 64,
-               window_s: float = 0.0, max_queries: int = 1024) -> Any:
-    """The app. `max_queries` caps one request's queries (a 413 beyond it), so one client's
-    huge batch cannot hold the search lock while everyone else waits behind it."""
+               window_s: float = 0.0, max_queries: int = 1024,
+               max_query_chars: int = MAX_QUERY_CHARS) -> Any:
+    """The app. `max_queries` caps one request's queries and `max_query_chars` each query's
+    length (a 413 naming the limit beyond either), so the work one request can ask for is
+    bounded; the batcher's fair share keeps a big batch from delaying anyone else's query."""
     from contextlib import asynccontextmanager
 
     from fastapi import FastAPI
@@ -138,6 +182,11 @@ def create_app(retriever: Retriever, *, default_topk: int = 3, max_batch: int = 
             return JSONResponse(status_code=413, content={"detail": (
                 f"{len(queries)} queries in one request; this server takes at most "
                 f"{max_queries} (--max-queries): split the batch")})
+        longest = max(range(len(queries)), key=lambda i: len(queries[i]), default=None)
+        if longest is not None and len(queries[longest]) > max_query_chars:
+            return JSONResponse(status_code=413, content={"detail": (
+                f"query {longest} is {len(queries[longest])} characters; this server takes "
+                f"at most {max_query_chars} a query (--max-query-chars): shorten it")})
         hits = await batcher.submit(queries, request.topk or default_topk)
         # A plain JSONResponse: the rows are already JSON types, and FastAPI's generic
         # encoder would walk every hit again (a third of the server's time per request).

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,11 @@ import numpy as np
 from envgym.errors import DependencyNotInstalled, InvalidConfig, RetrieverUnavailable
 
 __all__ = ["BM25Retriever", "DenseRetriever", "Document", "Hit", "HybridRetriever", "Retriever",
-           "default_encoder_path", "load_retriever", "to_documents"]
+           "MAX_QUERY_CHARS", "default_encoder_path", "load_retriever", "to_documents"]
+
+MAX_QUERY_CHARS = 4096
+"""Longest query a retriever reads: in-process, longer ones are cut to this many characters
+(a model-written query is never an error); `serve-retriever` answers 413 beyond its limit."""
 
 
 @dataclass(frozen=True)
@@ -105,12 +110,18 @@ class BM25Retriever:
     partition alone costs ~6 ms a query, 100x the sparse sum (`bench/retrieval.py`). The
     scores are bm25s' own (`model.get_scores_from_ids` gives the same numbers). Ties are
     broken by document order, and when fewer than `topk` documents score above zero the
-    list is filled with zero-score documents in corpus order, as bm25s returns `k` hits."""
+    list is filled with zero-score documents in corpus order, as bm25s returns `k` hits.
+
+    Work per query is bounded: a query is read up to `max_query_chars`, and a term repeated
+    in it adds its postings once, weighted by its count (the sum BM25 defines), so one word
+    written ten thousand times costs what the word costs once."""
 
     kind = "bm25"
 
-    def __init__(self, docs: list[Document], model: Any):
+    def __init__(self, docs: list[Document], model: Any, *,
+                 max_query_chars: int = MAX_QUERY_CHARS):
         self.docs, self.model = docs, model
+        self.max_query_chars = max_query_chars
         scores = model.scores
         self._data, self._indices, self._indptr = scores["data"], scores["indices"], scores["indptr"]
         # BM25L/BM25+ give every document a non-occurrence score: use bm25s' dense path.
@@ -132,8 +143,8 @@ class BM25Retriever:
         """Query token ids in the index vocabulary (bm25s' tokenizer; unknown words dropped)."""
         import bm25s
 
-        words = bm25s.tokenize(list(queries), stopwords="en", return_ids=False,
-                               show_progress=False)
+        words = bm25s.tokenize([q[:self.max_query_chars] for q in queries], stopwords="en",
+                               return_ids=False, show_progress=False)
         return [self.model.get_tokens_ids(w) for w in words]
 
     def search(self, queries: list[str], topk: int) -> list[list[Hit]]:
@@ -168,13 +179,15 @@ class BM25Retriever:
         return out
 
     def _postings(self, token_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Documents and BM25 weights of each query token (a repeated token counts twice)."""
+        """Documents and BM25 weights of the query's distinct tokens, each weight times the
+        token's count in the query (so a repeated token still counts twice)."""
         ptr = self._indptr
-        spans = [(int(ptr[t]), int(ptr[t + 1])) for t in token_ids]
+        counts = Counter(token_ids)
+        spans = [(int(ptr[t]), int(ptr[t + 1]), n) for t, n in counts.items()]
         if not spans:
             return np.zeros(0, np.int64), np.zeros(0, np.float64)
-        docs = np.concatenate([self._indices[a:b] for a, b in spans])
-        weights = np.concatenate([self._data[a:b] for a, b in spans]).astype(np.float64)
+        docs = np.concatenate([self._indices[a:b] for a, b, _ in spans])
+        weights = np.concatenate([self._data[a:b].astype(np.float64) * n for a, b, n in spans])
         return docs, weights
 
     def save(self, out: str | Path) -> Path:
@@ -255,7 +268,7 @@ class DenseRetriever:
         if not queries:
             return []
         k = max(1, min(int(topk), len(self.docs)))
-        emb = self.encoder.encode([self.query_prefix + q for q in queries],
+        emb = self.encoder.encode([self.query_prefix + q[:MAX_QUERY_CHARS] for q in queries],
                                   batch_size=self.batch_size, normalize_embeddings=True,
                                   convert_to_numpy=True, show_progress_bar=False)
         scores, ids = self.index.search(emb.astype(np.float32), k)
