@@ -19,6 +19,7 @@ register(
         "hack_junk_zoom": f"{_ENVS}.timeseries.policies:HackJunkZoomPolicy",
     },
     grader_fixtures=f"{_ENVS}.timeseries.grader_fixtures:fixtures",
+    grader_rules=f"{_ENVS}.timeseries.rules:tables",
 )
 
 register(
@@ -83,6 +84,7 @@ register(
         "hack_guess_output": f"{_ENVS}.code.policies:HackGuessPolicy",
     },
     grader_fixtures=f"{_ENVS}.code.grader_fixtures:fixtures",
+    grader_rules=f"{_ENVS}.code.rules:tables",
 )
 
 register(

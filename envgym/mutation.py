@@ -7,10 +7,11 @@ a threshold moved down and up, one entry dropped from a pattern set), reruns the
 grader fixtures under it and records which fixture, if any, stops holding. A mutant under
 which every fixture still holds *survives*: the rule it perturbs is unpinned.
 
-Speed: the fixtures run once unmutated (they must all hold), then per mutant only until the
-first fixture fails; the fixture that killed the previous mutant is tried first, since
-mutants of one rule tend to be caught by the same case. Environments are built once per
-distinct argument set and reset between cases.
+Speed: per mutant the fixtures run only until the first one fails; the fixture that killed
+the previous mutant is tried first, since mutants of one rule tend to be caught by the same
+case. A fixture that kills is run once unmutated too: one that fails unmutated cannot judge
+anything, and the check says so (`envgym check --only graders` runs them all). Environments
+are built once per distinct argument set and reset between cases.
 """
 
 from __future__ import annotations
@@ -130,17 +131,21 @@ def run_mutants(env_id: str, env_kwargs: dict[str, Any] | None = None, *,
     kwargs = dict(env_kwargs or {})
     pool = _EnvPool(env_id, kwargs) if reuse_envs else (
         lambda **kw: make(env_id, **{**kwargs, **kw}))
+    holds: dict[int, bool] = {}  # fixture index -> holds unmutated (checked when it kills)
     try:
-        failing = [f"{r.name}: {r.detail}" for r in run_fixtures(fixtures, pool) if not r.ok]
-        if failing:
-            report.error = (f"{len(failing)} grader fixtures fail unmutated, so no mutant can be "
-                            f"judged: " + "; ".join(failing))
-            return report
         order = list(range(len(fixtures)))
         for table in tables:
             for mutant in table.mutants():
                 with table.mutated(mutant):
                     hit = _first_failure(fixtures, pool, order)
+                if hit is not None and hit not in holds:
+                    holds[hit] = run_fixtures([fixtures[hit]], pool)[0].ok
+                if hit is not None and not holds[hit]:
+                    detail = run_fixtures([fixtures[hit]], pool)[0].detail
+                    report.error = (f"grader fixture {fixtures[hit].name!r} fails unmutated "
+                                    f"({detail}), so it cannot judge a mutant; run "
+                                    f"`envgym check {env_id} --only graders`")
+                    return report
                 if hit is None:
                     report.survived.append(mutant)
                 else:

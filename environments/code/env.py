@@ -50,10 +50,9 @@ from .feedback import (DEFAULT_SKEPTICAL_PROMPT, JSON_SYSTEM_PROMPT, SYSTEM_PROM
                        TestView, problem_prompt, render_attempt, render_custom)
 from .metrics import summarize_outcomes
 from .problems import Problem, load_problems
+from .rules import RULES
 
 __all__ = ["CodeRefineEnv"]
-
-TOOL_PENALTY = -0.1
 
 
 def _isolating(backend: Any, allow_unsafe: bool) -> Any:
@@ -150,7 +149,8 @@ class CodeRefineEnv(TextEnv):
         return self._evaluate(new_program, act.stdin)
 
     def _misuse(self, error: str) -> StepResult:
-        return StepResult([user(f"Invalid action: {error}")], {"tool": TOOL_PENALTY}, parse_error=error)
+        penalty = float(RULES["tool_penalty"]) if RULES.on("tool_penalty") else 0.0
+        return StepResult([user(f"Invalid action: {error}")], {"tool": penalty}, parse_error=error)
 
     # ---- running programs ---------------------------------------------------------------------
 
@@ -253,7 +253,8 @@ class CodeRefineEnv(TextEnv):
             self.first_hidden = result
         score = self._score(result)
         components = {**(components or {}), "pass": score}
-        if self.progress_coef and self.potential > score:  # shaping never exceeds the outcome
+        if self.progress_coef and self.potential > score and RULES.on("settle_on_submit"):
+            # shaping never exceeds the outcome
             components["progress"] = components.get("progress", 0.0) + self._settle(score)
         messages = messages + [f"Submitted. Hidden tests: {result.verdict.value}."]
         outcome = self._outcome(result, score, how)
@@ -270,7 +271,8 @@ class CodeRefineEnv(TextEnv):
         """`TextEnv.step`, plus the settlement of an episode that ends unsubmitted: the
         progress shaping it was paid is taken back, since no submission earned it."""
         obs, reward, terminated, truncated, info = super().step(action)
-        if truncated and not terminated and self.progress_coef and self.potential:
+        if truncated and not terminated and self.progress_coef and self.potential \
+                and RULES.on("settle_unsubmitted"):
             parts = info["reward_components"]
             parts["progress"] = parts.get("progress", 0.0) + self._settle(0.0)
             reward = float(sum(parts.values()))
@@ -278,6 +280,8 @@ class CodeRefineEnv(TextEnv):
 
     def _potential(self, attempt: Attempt) -> float:
         """Phi: the public pass fraction, capped by what submitting the program would earn."""
+        if not RULES.on("progress_capped_by_hidden"):
+            return attempt.fraction
         return min(attempt.fraction, self._score(self._judge_hidden()))
 
     def _settle(self, score: float) -> float:

@@ -87,7 +87,7 @@ def test_no_rules_and_failing_fixtures_are_failures(parity):
     _REGISTRY.pop(ID)
     parity([_case("wrong", "3", 1, 1)])
     report = run_mutants(ID)
-    assert not report.ok and "fail unmutated" in report.error
+    assert not report.ok and "fails unmutated" in report.error
 
 
 def test_rule_tables_resolve_from_an_object_a_list_or_a_callable(parity):
