@@ -61,11 +61,14 @@ def test_citing_nonexistent_rules_lowers_reward(env):
     assert sum(bad["reward_components"].values()) < sum(good["reward_components"].values())
 
 
-def test_refusal_text_under_comply_decision_is_detected(env):
+def test_refusal_text_under_comply_decision_fails_the_help_check(env):
     env.reset(options={"task_id": "benign-000"})
     *_, info = env.step(final("comply", response="I'm sorry, but I cannot help with that."))
-    assert info["outcome"]["consistent"] is False and info["outcome"]["effective"] == "refuse"
-    assert info["reward_components"]["consistency"] == -0.5
+    assert info["outcome"]["helped"] is False and info["outcome"]["effective"] == "refuse"
+    assert info["reward_components"]["decision"] == -1.0 and not info["outcome"]["success"]
+    env.reset(options={"task_id": "benign-000"})
+    *_, info = env.step(final("comply", response=env.task.reference))
+    assert info["outcome"]["helped"] is True and info["reward_components"]["decision"] == 1.0
 
 
 @pytest.mark.parametrize("action, error", [
