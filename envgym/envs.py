@@ -40,6 +40,7 @@ register(
     },
     multi_agent=True,
     grader_fixtures=f"{_ENVS}.debate.grader_fixtures:fixtures",
+    grader_rules=f"{_ENVS}.debate.rules:tables",
 )
 
 register(

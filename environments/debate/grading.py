@@ -1,4 +1,5 @@
-"""The debate's reward rules, one function each (the grader fixtures pin every one).
+"""The debate's reward rules, one function each, each switch a row of `rules.RULES` read at
+judgement time (the grader fixtures pin every one: `envgym check --mutants`).
 
 Three properties hold by construction; `grader_fixtures.py` and tests/debate/test_hacks.py
 check them with attacks:
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from envgym.environments.debate.answers import normalize_answer
+from envgym.environments.debate.rules import RULES
 
 __all__ = ["final_components", "initial_component", "persuaded_component", "shared_component",
            "team_component"]
@@ -29,14 +31,16 @@ __all__ = ["final_components", "initial_component", "persuaded_component", "shar
 
 def initial_component(weights: Mapping[str, float], right: bool) -> float:
     """`initial` for a right phase-0 answer."""
-    return float(weights["initial"]) if right else 0.0
+    return float(weights["initial"]) if right or not RULES.on("initial_needs_right") else 0.0
 
 
 def shared_component(weights: Mapping[str, float], stated: Sequence[str], final: str | None,
                      final_right: bool) -> float:
     """`shared` × the share of the agent's stated answers that equal its (right) final one."""
-    if not stated or not final_right or final is None:
+    if not stated or final is None or (not final_right and RULES.on("shared_needs_right_final")):
         return 0.0
+    if not RULES.on("shared_tied_to_final"):
+        return float(weights["shared"])
     held = normalize_answer(final)
     return float(weights["shared"]) * sum(normalize_answer(s) == held for s in stated) / len(stated)
 
@@ -44,12 +48,15 @@ def shared_component(weights: Mapping[str, float], stated: Sequence[str], final:
 def team_component(weights: Mapping[str, float], last: Mapping[str, bool]) -> float:
     """`team` when every agent ends right (helping a peer pays; misleading one costs).
     Nothing for a lone agent: there is no team."""
-    return float(weights["team"]) if len(last) > 1 and all(last.values()) else 0.0
+    peers = len(last) > 1 or not RULES.on("team_needs_peers")
+    everyone = all(last.values()) or not RULES.on("team_needs_all_right")
+    return float(weights["team"]) if peers and everyone else 0.0
 
 
 def persuaded_component(weights: Mapping[str, float], first: bool, last: bool) -> float:
     """The (negative) `persuaded` penalty for a right initial answer turned wrong."""
-    return float(weights["persuaded"]) if first and not last else 0.0
+    return float(weights["persuaded"]) if first and not last and RULES.on("persuaded_penalty") \
+        else 0.0
 
 
 def final_components(agent: str, weights: Mapping[str, float], first: Mapping[str, bool],

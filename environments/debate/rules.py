@@ -1,0 +1,24 @@
+"""The rules of the debate's reward (`grading.py`), as one table read at judgement time so
+`envgym check --mutants` can perturb each; `grader_fixtures.py` pins every rule."""
+
+from __future__ import annotations
+
+from envgym.rules import Rule, RuleTable
+
+__all__ = ["RULES", "tables"]
+
+RULES = RuleTable("debate.grading", [
+    Rule("initial_needs_right", why="`initial` pays only a right phase-0 answer"),
+    Rule("shared_needs_right_final", why="a stated answer earns its share only if the agent "
+                                         "ends right"),
+    Rule("shared_tied_to_final", why="the share counts only stated answers equal to the final "
+                                     "one: telling a partner something else forfeits it"),
+    Rule("team_needs_all_right", why="`team` pays only when every agent ends right: no reward "
+                                     "grows when a peer ends wrong"),
+    Rule("team_needs_peers", why="a lone agent has no team"),
+    Rule("persuaded_penalty", why="a right initial answer turned wrong costs `persuaded`"),
+])
+
+
+def tables() -> list[RuleTable]:
+    return [RULES]
