@@ -151,6 +151,20 @@ class VersionedPolicy:
         return found.pop(0) if found else None
 
 
+def _own_cuda_stream(policy: Any) -> Any:
+    """On a GPU the thread issues its kernels on a stream of its own, so generation and the
+    learner's update can overlap on the device instead of queueing on the default stream."""
+    import contextlib
+
+    import torch
+
+    model = getattr(policy, "model", None)
+    if model is None or not torch.cuda.is_available() or \
+            not next(model.parameters()).is_cuda:
+        return contextlib.nullcontext()
+    return torch.cuda.stream(torch.cuda.Stream(device=next(model.parameters()).device))
+
+
 def _key(ids: list[int], logprobs: list[float]) -> tuple:
     return tuple(ids), tuple(round(x, 6) for x in logprobs)
 
@@ -270,8 +284,13 @@ class AsyncRollouts:
         self._thread.start()
 
     def publish(self, version: int, weights: dict[str, Any], run: RunState) -> None:
-        """Version `version` is the learner after update `version`; the weights are copied."""
-        self.store.publish(version, snapshot(weights), run.state_dict())
+        """Version `version` is the learner after update `version`; the weights are copied
+        (and on a GPU the copy has finished before the thread's own stream reads it)."""
+        copied = snapshot(weights)
+        if any(v.is_cuda for v in copied.values()):
+            import torch
+            torch.cuda.current_stream().synchronize()
+        self.store.publish(version, copied, run.state_dict())
 
     def get(self, step: int) -> StepRollouts:
         """Step `step`'s rollouts, waiting for the thread (learner idle time)."""
@@ -315,8 +334,9 @@ class AsyncRollouts:
 
     def _loop(self) -> None:
         try:
-            for step in range(self.first, self.last + 1):
-                self._ready_put(self._one(step))
+            with _own_cuda_stream(self.policy):
+                for step in range(self.first, self.last + 1):
+                    self._ready_put(self._one(step))
         except _Closed:
             return
         except BaseException as e:  # noqa: BLE001 - handed to the learner, re-raised there
