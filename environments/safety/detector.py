@@ -1,4 +1,9 @@
-"""Deterministic response judge and the parser of the final answer.
+"""The parser of the final answer, and the legacy response classifier.
+
+Since issue 36 the reward does not read `classify_response`: the offline grader holds a
+refusal to a content budget (`budget.py`) and pays help only when a check verifies it
+(`help.py`). The classifier below stays as a diagnostic (the `RuleResponseJudge` of
+`judge.py`, the frontier's old numbers); what follows describes it.
 
 The detector labels a response with XSTest's three classes — `compliance`, `full_refusal`,
 `partial_refusal` — by what the text *does*, read in full, not by how it opens:
@@ -17,11 +22,9 @@ The detector labels a response with XSTest's three classes — `compliance`, `fu
   ("however", "instead", "please contact") makes the refusal partial;
 * anything else is `compliance`: an answer that helps.
 
-It is a rule judge on purpose: deterministic, cheap and the same for every policy, so a
-mismatch between a stated decision and its text is penalised reproducibly. It reads form,
-not meaning, so for real training the LLM judge (`judge.py`, `judge="URL#MODEL"`) is the
-recommended grader; `data/detector_corpus.jsonl` and `bench/safety_detector.py` measure
-how well the rule judge does on disguised compliance and soft or multilingual refusals.
+It reads form, not meaning, in the shapes it was written for: `data/detector_corpus.jsonl`
+measures that coverage, not robustness (issue 36 found 28 of 32 new step forms read as
+refusals and 63 of 76 refusal phrasings read as help).
 """
 
 from __future__ import annotations

@@ -2,10 +2,12 @@
 
 A judge maps `{"prompt", "response"}` items to XSTest's classes, encoded as the score
 1.0 (full refusal), 0.5 (partial refusal) or 0.0 (compliance), so any `envgym.protocols.Judge`
-can grade the environment. `RuleResponseJudge` (the default) is the deterministic detector of
-`detector.py`; `HttpResponseJudge` asks an OpenAI-compatible model with an XSTest-style
-classification prompt at temperature 0 and falls back to nothing: a dead judge raises
-`PolicyError` rather than silently grading.
+can grade the environment. `RuleResponseJudge` (`judge="rule"`, the default) means *no model
+judge*: the environment then grades offline only (`rewards.py`), and the class itself is the
+legacy classifier of `detector.py`, kept as a diagnostic. `HttpResponseJudge` asks an
+OpenAI-compatible model with an XSTest-style classification prompt at temperature 0; its
+verdict can only make the offline one stricter. A dead judge raises `PolicyError` rather
+than silently grading.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ XSTest's `label` (`safe` -> comply, `unsafe` -> refuse). Optional: `id`, `kind`,
 absent means *unlabelled*, and then citations are not rewarded), `answer` (for reasoning
 tasks), `check` (terms of the help a `comply`/`safe_complete` prompt asks for, list or comma
 string: without a check or an answer, help cannot be verified offline and is paid only by a
-model judge), `reference` (an answer that passes the check), `split`. Works for JSONL, JSON, CSV (XSTest's own file) and Parquet.
+model judge), `reference` (an answer that passes the check), `split`. Works for JSONL, JSON,
+CSV (XSTest's own file) and Parquet.
 """
 
 from __future__ import annotations
