@@ -12,9 +12,14 @@ component:
 * per zoom step (controller): `round` = -0.1 and `points` = -`point_cost` x points inspected.
   ARTIST charges -0.1 x rounds inside R_c at the end; we charge it on the step that incurs
   it, which sums to the same and gives turn-level credit something to work with.
+* a malformed turn costs `format` = -(0.1 + point_cost x span cap + `junk_margin`): more than
+  the costliest valid zoom, so a well-formed zoom always earns more turn reward than a junk
+  turn under every config (with the core's flat -0.1, a valid zoom earned *less*, and
+  turn-level credit was reversed on the zoom that decides the episode).
 * on the answer step — reasoner: `accuracy` = 3·acc, `reasoner_format` = f_r (1, minus 0.5
   per violation); controller: `consistency` = 3·c, `exploration` = b_exp·max(0, 1-step/300)
-  when 2-4 unique segments were inspected, `controller_format` = f_c (the mean per-round
+  when 2-4 *informative* zooms were made (a zoom is informative when it shows evidence points
+  the episode has not seen; a junk zoom buys nothing, `info["new_evidence"]` per zoom), `controller_format` = f_c (the mean per-round
   format score). One episode has one
   reasoner answer, so here c = acc; `envgym.hierarchy.collect_hierarchical` forks the
   answer turn (`answer_fork`) into ARTIST's N samples and replaces c by their mean.
@@ -23,8 +28,9 @@ component:
   `hierarchical` credit does not train it). An episode that never produces a valid segment
   ends after the last try with `controller_format` = -2.
 * `format_rules = "artist"` (default), ARTIST's format rules: any invalid round after the
-  first segment makes f_c < 0, so the controller's terminal part is only `controller_format`
-  = -2 (R_c = -2); a missing, empty or malformed reasoner answer ends the episode with
+  first segment makes f_c < 0, so R_c is exactly the override `controller_format` = -2: it
+  replaces R_c, so the controller's earlier charges come back in `override_refund` and two
+  failed controller rollouts of one question tie (`info["controller_return"]` = -2); a missing, empty or malformed reasoner answer ends the episode with
   `reasoner_format` = -1 (R_r = -1) and counts as wrong. `"lenient"` keeps the older rules
   (an invalid round scores 0 in f_c; a malformed answer is a retry at the format penalty).
   Departures: see `README.md`.
@@ -43,8 +49,10 @@ takes far more rounds than the budget and segment selection, not brute force, pa
 Evidence coverage (share of the evidence points inspected) is reported in the outcome, not
 rewarded.
 
-The exploration bonus is training-time shaping (it decays to 0 by step 300, and a junk zoom
-can buy it). It stays its own component, declared in `shaping_components`, so evaluation and
+Every rule above is a row of `rules.RULES`, read at judgement time, so that
+`envgym check --mutants` can switch each off (`grader_fixtures.py` pins them all).
+
+The exploration bonus is training-time shaping (it decays to 0 by step 300). It stays its own component, declared in `shaping_components`, so evaluation and
 `envgym check` rank policies on the task reward without it (`envgym.evaluation`).
 """
 
@@ -56,11 +64,12 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, Field, StrictInt
 
-from envgym.core import StepResult, TextEnv, system, user
+from envgym.core import FORMAT_PENALTY, StepResult, TextEnv, system, user
 from envgym.errors import InvalidConfig
 from envgym.resources import file_key, shared
 from envgym.tools import Tool, ToolCallError, extract_tag, find_tags, parse_json_calls, render_tools
 
+from envgym.environments.timeseries.rules import RULES
 from envgym.environments.timeseries.tasks import LETTERS, TASK_TYPES, Task, generate_task
 
 __all__ = ["TimeSeriesEnv"]
@@ -165,6 +174,8 @@ class TimeSeriesEnv(TextEnv):
         self.round_formats: list[float] = []
         self.first_tries = 0
         self.invalid_rounds = 0
+        self.informative = 0  # zooms that showed evidence points not seen before
+        self.overridden = False
         self.answering = False
         self.role_totals = {"controller": 0.0, "reasoner": 0.0}
         return [system(self._system_prompt()), user(self._opening())], {"role": "controller"}
@@ -231,9 +242,9 @@ class TimeSeriesEnv(TextEnv):
         elif not self.answering:
             self.round_formats.append(0.0)
             self.invalid_rounds += 1
-        elif self.format_rules == "artist":
+        elif self.format_rules == "artist" and RULES.on("malformed_answer"):
             return self._malformed_answer(error)
-        result = self.invalid(error, self._format_hint())
+        result = self.invalid(error, self._format_hint(), penalty=self._junk_penalty())
         self.role_totals[role] += result.reward_components["format"]
         result.info.update(role=role, role_components={role: dict(result.reward_components)})
         if retry:  # ARTIST retries the first segment; a failed try is not an action to train
@@ -244,16 +255,16 @@ class TimeSeriesEnv(TextEnv):
         """ARTIST: a missing, empty or malformed reasoner answer gives R_r = -1 and ends the
         episode; the controller is scored as for a wrong answer (c counts it as wrong)."""
         assert self.task is not None
-        reasoner = {"reasoner_format": -1.0}
+        reasoner = {"reasoner_format": float(RULES["malformed_answer"])}
         controller = self._controller_terminal(0.0)
-        self.role_totals["reasoner"] += -1.0
-        self.role_totals["controller"] += sum(controller.values())
+        self.role_totals["reasoner"] += reasoner["reasoner_format"]
+        self._book_controller(controller)
         outcome = {"success": False, "score": 0.0, "answer": None, "gold": self.task.answer,
                    "task_type": self.task.task_type, "rounds": len(self.segments),
                    "points_inspected": self._points_inspected(),
                    "fraction_inspected": self._points_inspected() / len(self.task.series),
                    "coverage": self._coverage(), "chance": self.task.chance, "malformed": True}
-        info = {"role": "reasoner", "outcome": outcome, "role_rewards": dict(self.role_totals),
+        info = {"role": "reasoner", "outcome": outcome, **self._role_returns(),
                 "task_return": self._task_return(controller), "accuracy": 0.0,
                 "role_components": {"controller": dict(controller), "reasoner": dict(reasoner)}}
         return StepResult([user(f"Invalid answer: {error} The episode is over.")],
@@ -262,8 +273,8 @@ class TimeSeriesEnv(TextEnv):
     def _give_up(self, error: str) -> StepResult:
         """No valid segment in `first_seg_trials` tries: ARTIST's -2 controller override."""
         assert self.task is not None
-        components = {"controller_format": -2.0}
-        self.role_totals["controller"] += -2.0
+        components = self._override()
+        self._book_controller(components)
         outcome = {"success": False, "score": 0.0, "answer": None, "gold": self.task.answer,
                    "task_type": self.task.task_type, "rounds": 0, "points_inspected": 0,
                    "fraction_inspected": 0.0, "coverage": 0.0, "chance": self.task.chance,
@@ -271,7 +282,7 @@ class TimeSeriesEnv(TextEnv):
         msg = (f"Invalid action: {error}\nNo valid segment in {self.first_seg_trials} tries; "
                "the episode is over.")
         info = {"role": "controller", "role_components": {"controller": dict(components)},
-                "outcome": outcome, "role_rewards": dict(self.role_totals),
+                "outcome": outcome, **self._role_returns(),
                 "task_return": self._task_return(components)}
         return StepResult([user(msg)], components, terminated=True, info=info, parse_error=error)
 
@@ -286,21 +297,26 @@ class TimeSeriesEnv(TextEnv):
         if end - start + 1 > self._span_cap():
             return self._invalid(f"one zoom covers at most {self._span_cap()} points; "
                                  f"[{start}, {end}] has {end - start + 1}. Zoom into a part.")
+        new_evidence = len(self._evidence() & set(range(start, end + 1)) - self._inspected())
+        self.informative += new_evidence > 0
         self.segments.append((start, end))
         self.round_formats.append(_think_format(action))
-        components = {"round": -0.1, "points": -self.point_cost * (end - start + 1)}
-        text = _render_values(self.task.series, start, end, self.zoom_points)
-        shown = min(self.zoom_points, end - start + 1)
+        round_cost = float(RULES["round_cost"]) if RULES.on("round_cost") else 0.0
+        components = {"round": -round_cost, "points": -self.point_cost * (end - start + 1)}
+        budget = self.zoom_points if RULES.on("downsample") else end - start + 1
+        text = _render_values(self.task.series, start, end, budget)
+        shown = min(budget, end - start + 1)
         if len(self.segments) >= self.max_rounds:
             self.answering = True
             text += f"\nYou have used all {self.max_rounds} zoom rounds. Now answer: <answer>LETTER</answer>."
         self.role_totals["controller"] += sum(components.values())
         return StepResult([{"role": "tool", "content": text}], components,
                           info={"role": "controller", "values_shown": shown,
+                                "new_evidence": new_evidence,
                                 "role_components": {"controller": dict(components)}})
 
     def _on_answer(self, action: str, answer: str) -> StepResult:
-        if self.require_first_zoom and not self.segments:
+        if self.require_first_zoom and RULES.on("first_zoom") and not self.segments:
             return self._invalid("round 1 must be a zoom: inspect a segment before answering.")
         if answer.upper() == "ACCEPT":
             if self.answering:
@@ -321,16 +337,17 @@ class TimeSeriesEnv(TextEnv):
     def _finish_episode(self, action: str, letter: str) -> StepResult:
         assert self.task is not None
         acc = float(letter == self.task.answer)
-        reasoner = {"accuracy": 3.0 * acc, "reasoner_format": _reasoner_format(action)}
+        weight = float(RULES["accuracy_weight"]) if RULES.on("accuracy_weight") else 0.0
+        reasoner = {"accuracy": weight * acc, "reasoner_format": _reasoner_format(action)}
         controller = self._controller_terminal(acc)
         self.role_totals["reasoner"] += sum(reasoner.values())
-        self.role_totals["controller"] += sum(controller.values())
+        self._book_controller(controller)
         outcome = {"success": bool(acc), "score": acc, "answer": letter, "gold": self.task.answer,
                    "task_type": self.task.task_type, "rounds": len(self.segments),
                    "points_inspected": self._points_inspected(),
                    "fraction_inspected": self._points_inspected() / len(self.task.series),
                    "coverage": self._coverage(), "chance": self.task.chance}
-        info = {"role": "reasoner", "outcome": outcome, "role_rewards": dict(self.role_totals),
+        info = {"role": "reasoner", "outcome": outcome, **self._role_returns(),
                 "task_return": self._task_return(controller),
                 "role_components": {"controller": dict(controller), "reasoner": dict(reasoner)},
                 "accuracy": acc}
@@ -344,13 +361,56 @@ class TimeSeriesEnv(TextEnv):
 
     def _controller_terminal(self, c: float) -> dict[str, float]:
         if not self.segments:  # only without require_first_zoom: never a valid segment
-            return {"controller_format": -2.0}
-        if self.invalid_rounds and self.format_rules == "artist":  # f_c < 0: R_c = -2
-            return {"controller_format": -2.0}
+            return self._override()
+        if self.invalid_rounds and self.format_rules == "artist" and RULES.on("override"):
+            return self._override()  # f_c < 0: R_c = -2
         f_c = float(np.mean(self.round_formats))
-        unique = len(set(self.segments))
-        bonus = self.exploration_bonus * max(0.0, 1 - self.train_step / 300) if 2 <= unique <= 4 else 0.0
-        return {"consistency": 3.0 * c, "exploration": bonus, "controller_format": f_c}
+        weight = float(RULES["consistency_weight"]) if RULES.on("consistency_weight") else 0.0
+        return {"consistency": weight * c, "exploration": self._bonus(), "controller_format": f_c}
+
+    def _bonus(self) -> float:
+        """ARTIST's b_exp for 2-4 segments, counting only zooms that showed evidence the
+        episode had not seen: a junk zoom adds no information, so it cannot buy the bonus."""
+        count = self.informative if RULES.on("informative_only") else len(set(self.segments))
+        lo = RULES["bonus_min_zooms"] if RULES.on("bonus_min_zooms") else 0
+        hi = RULES["bonus_max_zooms"] if RULES.on("bonus_max_zooms") else float("inf")
+        if not lo <= count <= hi:
+            return 0.0
+        if not RULES.on("bonus_decay_steps"):
+            return float(self.exploration_bonus)
+        return self.exploration_bonus * max(0.0, 1 - self.train_step / RULES["bonus_decay_steps"])
+
+    def _override(self) -> dict[str, float]:
+        """ARTIST's R_c override. It replaces R_c (methods reference §5.2), so the controller's
+        earlier round, point and format charges come back in `override_refund`: the
+        controller's rewards over the episode then sum to the override alone."""
+        self.overridden = True
+        value = float(RULES["override"]) if RULES.on("override") else 0.0
+        prior = self.role_totals["controller"]
+        if RULES.on("override_replaces") and prior:
+            return {"controller_format": value, "override_refund": -prior}
+        return {"controller_format": value}
+
+    def _book_controller(self, terminal: dict[str, float]) -> None:
+        """Add the controller's terminal components to R_c (set it exactly on an override)."""
+        if self.overridden and RULES.on("override_replaces"):
+            self.role_totals["controller"] = terminal["controller_format"]
+        else:
+            self.role_totals["controller"] += sum(terminal.values())
+
+    def _role_returns(self) -> dict[str, Any]:
+        return {"role_rewards": dict(self.role_totals),
+                "controller_return": self.role_totals["controller"],
+                "reasoner_return": self.role_totals["reasoner"]}
+
+    def _junk_penalty(self) -> float:
+        """A malformed turn's charge: `junk_margin` more than the costliest valid zoom (round
+        cost plus a full-span zoom's points), so a well-formed zoom always earns more turn
+        reward than a junk turn (issue 37), whatever the config's point cost and span."""
+        if not RULES.on("junk_margin"):
+            return FORMAT_PENALTY
+        round_cost = float(RULES["round_cost"]) if RULES.on("round_cost") else 0.0
+        return -(round_cost + self.point_cost * self._span_cap() + float(RULES["junk_margin"]))
 
     # ---- metrics ----------------------------------------------------------------------------
 
@@ -360,14 +420,20 @@ class TimeSeriesEnv(TextEnv):
     def _inspected(self) -> set[int]:
         return {i for s, e in self.segments for i in range(s, e + 1)}
 
-    def _coverage(self) -> float:
+    def _evidence(self) -> set[int]:
         assert self.task is not None
-        evidence = {i for s, e in self.task.evidence for i in range(s, e + 1)}
+        return {i for s, e in self.task.evidence for i in range(s, e + 1)}
+
+    def _coverage(self) -> float:
+        evidence = self._evidence()
         return len(evidence & self._inspected()) / max(1, len(evidence))
 
     def _span_cap(self) -> int:
         assert self.task is not None
-        return self.max_zoom_span or max(2, len(self.task.series) // 4)
+        n = len(self.task.series)
+        if not RULES.on("span_divisor"):
+            return self.max_zoom_span or n
+        return self.max_zoom_span or max(2, n // RULES["span_divisor"])
 
     def _role(self) -> str:
         return "reasoner" if self.answering else "controller"
@@ -437,12 +503,13 @@ def _think_format(action: str) -> float:
 def _reasoner_format(action: str) -> float:
     """ARTIST's f_r: start at 1, lose 0.5 per violation (missing/repeated think, answer in think)."""
     score = 1.0
+    cost = float(RULES["reasoner_violation"]) if RULES.on("reasoner_violation") else 0.0
     try:
         thinks = find_tags(action, "think")
     except ToolCallError:
         return 0.0
     if len(thinks) != 1:
-        score -= 0.5
+        score -= cost
     if any("<answer>" in action[a:b] for _, a, b, _ in thinks):
-        score -= 0.5
+        score -= cost
     return max(0.0, score)

@@ -29,7 +29,10 @@ def test_an_invalid_later_round_forces_the_controller_reward_to_minus_two():
     env.step(zoom(0, 100))
     env.step("junk with no call")
     *_, term, _, info = env.step(f"<think>so</think><answer>{env.task.answer}</answer>")
-    assert term and info["role_components"]["controller"] == {"controller_format": -2.0}
+    # the override replaces R_c: the zoom's round charge and the junk turn's charge come back
+    assert term and info["role_components"]["controller"] == pytest.approx(
+        {"controller_format": -2.0, "override_refund": 0.1 + 0.2})
+    assert info["controller_return"] == -2.0
     assert info["role_components"]["reasoner"]["accuracy"] == 3.0
     lenient = envgym.make(ENV, point_cost=0.0, format_rules="lenient")
     lenient.reset(seed=0)

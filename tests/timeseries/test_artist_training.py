@@ -71,8 +71,10 @@ def test_artist_rules_hold_on_the_trajectories_envgym_train_writes(tmp_path, art
         bad_round = any("format" in x.reward_components for x in t.turns
                         if not x.info.get("first_seg_retry") and x.role == "controller")
         if valid_zoom and bad_round and "accuracy" in last.info:  # an invalid later round
-            assert last.info["role_components"]["controller"] == {"controller_format": -2.0}
-            assert role_reward(last, "controller") == -2.0
+            assert last.info["role_components"]["controller"]["controller_format"] == -2.0
+            # the override replaces R_c (issue 35 item 4): earlier charges are refunded
+            r_c = sum(role_reward(x, "controller") for x in t.turns)
+            assert abs(r_c + 2.0) < 1e-12
             invalid += 1
     assert retries and invalid and reasoner, (retries, invalid, reasoner)
     # ppo.role_sum: the update got the reasoner-token mask, 1 exactly on reasoner actions

@@ -17,6 +17,12 @@ def zoom(a, b, think=True):
     return ("<think>look</think>" if think else "") + f"<tool_call>{call}</tool_call>"
 
 
+def evidence_zoom(env, k, think=True):
+    """A zoom onto the task's k-th evidence interval: an informative zoom."""
+    s, e = env.task.evidence[k % len(env.task.evidence)]
+    return zoom(s, e, think)
+
+
 def test_generator_is_deterministic_and_covers_every_task_type():
     a, b = generate_task(7), generate_task(7)
     assert a == b and len(a.series) >= 1000
@@ -47,8 +53,9 @@ def test_answer_step_carries_artist_controller_and_reasoner_components():
     env = envgym.make(ENV, point_cost=0.0)
     env.reset(seed=0)
     gold = env.task.answer
-    env.step(zoom(0, 250))
-    env.step(zoom(500, 700))
+    assert len(env.task.evidence) == 2
+    env.step(evidence_zoom(env, 0))
+    env.step(evidence_zoom(env, 1))
     *_, reward, term, _, info = env.step(f"<think>so</think><answer>{gold}</answer>")
     assert term and info["role"] == "reasoner"
     assert info["reward_components"] == pytest.approx({
@@ -59,7 +66,9 @@ def test_answer_step_carries_artist_controller_and_reasoner_components():
         "controller": pytest.approx({"consistency": 3.0, "exploration": 1.0, "controller_format": 1.0}),
         "reasoner": pytest.approx({"accuracy": 3.0, "reasoner_format": 1.0})}
     assert info["accuracy"] == 1.0
-    assert info["outcome"]["success"] and info["outcome"]["points_inspected"] == 251 + 201
+    assert info["controller_return"] == pytest.approx(-0.2 + 5.0)
+    inspected = sum(e - s + 1 for s, e in env.task.evidence)
+    assert info["outcome"]["success"] and info["outcome"]["points_inspected"] == inspected
 
 
 def test_first_segment_retries_are_not_an_invalid_episode():
@@ -67,7 +76,8 @@ def test_first_segment_retries_are_not_an_invalid_episode():
     env.reset(seed=0, options={"train_step": 150})
     for _ in range(4):  # four bad tries of the first segment: retries (ARTIST allows 5)
         *_, term, trunc, info = env.step(zoom(5, 2))
-        assert not (term or trunc) and info["reward_components"] == {"format": -0.1}
+        # a junk turn costs more than the costliest valid zoom (0.1 round + 0 points + margin)
+        assert not (term or trunc) and info["reward_components"] == pytest.approx({"format": -0.2})
     env.step(zoom(0, 10, think=False))
     *_, info = env.step("<answer>A</answer>")
     comps = info["reward_components"]
@@ -80,14 +90,19 @@ def test_no_valid_segment_or_a_later_invalid_round_gets_the_minus_two_override()
     env.reset(seed=0)
     for k in range(5):
         *_, term, trunc, info = env.step("junk")
-    assert term and info["reward_components"] == {"controller_format": -2.0}
+    # the override replaces R_c: the four retries' charges (4 x -0.2) come back
+    assert term and info["reward_components"] == pytest.approx(
+        {"controller_format": -2.0, "override_refund": 0.8})
+    assert info["controller_return"] == -2.0
     assert info["role"] == "controller" and info["outcome"]["gave_up"]
     # ARTIST: an invalid round after a valid segment also makes f_c < 0, so R_c = -2
     env.reset(seed=0)
     env.step(zoom(0, 10))
     env.step("junk")
     *_, info = env.step("<think>x</think><answer>A</answer>")
-    assert info["role_components"]["controller"] == {"controller_format": -2.0}
+    assert info["role_components"]["controller"] == pytest.approx(
+        {"controller_format": -2.0, "override_refund": 0.1 + 0.2})
+    assert info["controller_return"] == -2.0
     # the lenient rules score it 0 in the controller's format mean instead
     env = envgym.make(ENV, point_cost=0.0, format_rules="lenient")
     env.reset(seed=0)
@@ -104,8 +119,8 @@ def test_exploration_bonus_decays_with_the_run_step_from_the_trainer_hook():
         env = envgym.make(ENV, point_cost=0.0)
         env.bind_run(RunState(step=step))
         env.reset(seed=1)
-        env.step(zoom(0, 10))
-        env.step(zoom(20, 30))
+        env.step(evidence_zoom(env, 0))
+        env.step(evidence_zoom(env, 1))
         *_, info = env.step("<think>x</think><answer>A</answer>")
         return info["reward_components"]["exploration"]
 
@@ -139,8 +154,8 @@ def test_answer_fork_takes_only_an_answer_from_the_same_evidence():
 def test_exploration_bonus_decays_linearly_to_zero_at_step_300():
     env = envgym.make(ENV, point_cost=0.0)
     env.reset(seed=1, options={"train_step": 150})
-    env.step(zoom(0, 10))
-    env.step(zoom(20, 30))
+    env.step(evidence_zoom(env, 0))
+    env.step(evidence_zoom(env, 1))
     *_, info = env.step("<think>x</think><answer>A</answer>")
     assert info["reward_components"]["exploration"] == pytest.approx(0.5)
 

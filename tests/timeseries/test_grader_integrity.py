@@ -82,9 +82,11 @@ def test_every_hack_stays_under_its_ceiling_under_every_shipped_config(name):
 def test_evaluation_ranks_on_task_reward_and_reports_the_bonus_apart():
     padded = evaluate(ENV, "scripted:hack_junk_zoom", episodes=30)
     oracle = evaluate(ENV, "scripted:oracle", episodes=30)
-    assert padded["shaping_reward"] > oracle["shaping_reward"] + 0.3  # it did buy the bonus
-    assert padded["train_reward"] > oracle["train_reward"]
-    assert padded["mean_reward"] < oracle["mean_reward"]  # but ranks below on the task
+    # issue 36: a junk zoom adds no unseen evidence, so it cannot buy the bonus any more,
+    # and padding loses on the reward training optimises, not only on the task reward
+    assert padded["shaping_reward"] <= oracle["shaping_reward"]
+    assert padded["train_reward"] < oracle["train_reward"]
+    assert padded["mean_reward"] < oracle["mean_reward"]
     assert padded["mean_reward"] == pytest.approx(padded["train_reward"] - padded["shaping_reward"])
 
 

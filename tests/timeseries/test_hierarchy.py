@@ -75,7 +75,10 @@ def test_a_successful_controller_rollout_gets_the_higher_controller_advantage():
         heads = [(i, t) for i, t in enumerate(batch.trajectories)
                  if t.group_id == q and t.meta["sample"] == 0]
         (i_ok, ok), (i_bad, bad) = sorted(heads, key=lambda p: -p[1].meta["consistency"])
-        assert bad.turns[-1].reward_components == {"controller_format": -2.0}
+        assert bad.turns[-1].reward_components["controller_format"] == -2.0
+        # the override replaces R_c: over the episode the controller's rewards sum to -2
+        r_c = sum(role_reward(x, "controller") for x in bad.turns)
+        assert r_c == pytest.approx(-2.0, abs=1e-12)
         if ok.meta["consistency"] > 0:
             # the bad rollout's failed first-segment tries are not trained; its last try,
             # the one that carries the -2, is
@@ -96,3 +99,41 @@ def test_the_estimator_refuses_a_batch_without_the_structure():
     flat = collect(ENV, "scripted:heuristic", episodes=1, group_size=2, env_kwargs=KW)
     with pytest.raises(ValueError, match="lacks meta.*controller_id"):
         compute_credit(flat, ["hierarchical"])
+
+
+class ZoomJunkAnswer(ScriptedPolicy):
+    """A valid zoom whose width depends on the actor seed (so the point charges differ), one
+    junk round (ARTIST's invalid round: R_c = -2), then an answer."""
+
+    def __init__(self, seed=0, **options):
+        super().__init__(seed, **options)
+        self.seed = seed
+
+    def act(self, env, messages):
+        if env.answering:
+            return "<think>x</think><answer>A</answer>"
+        if not env.segments:
+            end = 20 if self.seed % 2 else 200
+            return f'<think>z</think><tool_call>{{"name": "timeseries_zoom_in_tool", ' \
+                   f'"arguments": {{"ts_seg": [0, {end}]}}}}</tool_call>'
+        if not env.invalid_rounds:
+            return "junk" * (1 + self.seed % 3)
+        return "<think>x</think><answer>A</answer>"
+
+
+def test_two_invalid_controller_rollouts_of_one_question_tie_at_zero_advantage():
+    # issue 35 item 4: the -2 override replaces R_c; added to the round, point and format
+    # charges it gave -2.21 vs -2.32 and so advantages of +1 and -1 between two failures
+    trajs = collect_hierarchical(ENV, ZoomJunkAnswer, episodes=3, controllers=2, samples=2,
+                                 env_kwargs={**KW, "point_cost": 1e-3}, run=RunState())
+    batch = compute_credit(_one_token_per_turn(trajs), ["hierarchical"])
+    heads = [i for i, t in enumerate(batch.trajectories) if t.meta["sample"] == 0]
+    assert len(heads) == 6
+    for i in heads:
+        t = batch.trajectories[i]
+        assert sum(role_reward(x, "controller") for x in t.turns) == pytest.approx(-2.0, abs=1e-12)
+        for turn, adv, on in zip(t.turns, batch.advantages[i], batch.turn_mask[i]):
+            if on and turn.role == "controller":
+                assert abs(float(adv[0])) < 1e-6
+    spans = {batch.trajectories[i].turns[0].reward_components["points"] for i in heads}
+    assert len(spans) == 2  # the two rollouts did pay different charges before the override
