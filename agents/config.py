@@ -178,7 +178,9 @@ class RolloutConfig(_Strict):
     """HF backend: keep each episode's KV cache between turns (a turn prefills only its new
     tokens, a group's prompt once). Same ids and log-probs as false, which recomputes."""
     kv_cache_mb: float = Field(1024.0, gt=0)
-    """HF backend: memory bound of those caches; beyond it the oldest are recomputed."""
+    """HF backend: bound on the KV states kept *between* calls for reuse (least recently used
+    evicted beyond it, then recomputed). Not counted: the batch being generated (its KV,
+    one row per sample, and one row of last-position logits each), and the model."""
     max_staleness: int = Field(0, ge=0)
     """0: the synchronous loop (roll out, update, sync, repeat). N >= 1: a rollout thread
     samples the next steps while the learner updates (`agents/async_rollouts.py`); a step's
@@ -228,6 +230,10 @@ class PPOConfig(_Strict):
     Off: one token average over both roles."""
     kl_roles: list[Literal["controller", "reasoner"]] = Field(default_factory=list)
     """Apply the KL penalty only on turns of these roles (ARTIST: ["reasoner"]); empty: all."""
+    max_tokens_per_microbatch: int = Field(16384, ge=0)
+    """Padding-free update: each micro-batch packs whole sequences end to end up to this many
+    tokens (a longer sequence runs alone); attention stays within each sequence, so the
+    update equals the padded one. 0: padded rows, split only by `optim.grad_accum`."""
 
 
 class OptimConfig(_Strict):

@@ -179,13 +179,14 @@ def _logprob_temperature(turn: Any) -> float:
 
 
 def token_logprobs(model: Any, batch: TokenBatch, temperature: float = 1.0,
-                   with_entropy: bool = False, at_loss_only: bool = True
+                   with_entropy: bool = False, at_loss_only: bool = True, packed: bool = False
                    ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """log p(ids[t] | ids[:t]) per position (0 at t = 0 and wherever nothing is computed), and
     optionally the entropy there. `at_loss_only` projects to the vocabulary only where
     `loss_mask` is 1 (every other position is 0); else at every real token. Tokens whose
     sampling temperature the batch records (`batch.temperatures`) are scored at it, the
-    rest at `temperature`.
+    rest at `temperature`. `packed`: the model runs on the rows' real tokens laid end to end
+    (`agents/packing.py`), not on the padded batch; the result has the same `[B, T]` layout.
 
     `model` is a `LogprobModel` (possibly inside DDP/FSDP, so their hooks run) or a plain
     causal LM, which is wrapped on the fly (fp32, no autocast)."""
@@ -193,7 +194,7 @@ def token_logprobs(model: Any, batch: TokenBatch, temperature: float = 1.0,
         model = LogprobModel(model)
     where = batch.loss_mask if at_loss_only else batch.attention_mask
     return model(batch.input_ids, batch.attention_mask, where,
-                 batch.token_temperatures(temperature), with_entropy)
+                 batch.token_temperatures(temperature), with_entropy, packed=packed)
 
 
 def unwrap_once(model: Any) -> Any:
@@ -223,35 +224,50 @@ class LogprobModel(torch.nn.Module):
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
                 where: torch.Tensor, temperature: float | torch.Tensor = 1.0,
-                with_entropy: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+                with_entropy: bool = False, packed: bool = False
+                ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """`temperature`: one for every token, or per position `[B, T]` (that of the token
-        at each position)."""
+        at each position). `packed`: run on the real tokens only (see `token_logprobs`)."""
         import contextlib
 
         adapters = self.module.disable_adapter() if self.disable_adapter else contextlib.nullcontext()
         autocast = (torch.autocast(input_ids.device.type, dtype=self.compute_dtype)
                     if self.compute_dtype is not None else contextlib.nullcontext())
         with adapters, autocast:
-            return self._forward(input_ids, attention_mask, where, temperature, with_entropy)
+            return self._forward(input_ids, attention_mask, where, temperature, with_entropy,
+                                 packed)
 
-    def _forward(self, input_ids, attention_mask, where, temperature, with_entropy):
-        positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
-        select = where[:, 1:] > 0  # positions t >= 1 whose token is scored
+    def _forward(self, input_ids, attention_mask, where, temperature, with_entropy, packed):
+        select = (where[:, 1:] > 0) & (attention_mask[:, 1:] > 0)  # t >= 1 whose token is scored
         split = decoder_and_head(self.module)
-        if split is None:  # no separable head (soft-capping...): the full-logits path
-            logits = self.module(input_ids=input_ids, attention_mask=attention_mask,
-                                 position_ids=positions, use_cache=False).logits[:, :-1]
-            hidden, head = logits[select], None
+        body, head = (self.module, None) if split is None else split
+        if packed:
+            hidden = self._packed_hidden(body, input_ids, attention_mask, select, split is None)
         else:
-            decoder, head = split
-            hidden = decoder(input_ids=input_ids, attention_mask=attention_mask,
-                             position_ids=positions, use_cache=False).last_hidden_state
-            hidden = hidden[:, :-1][select]
+            positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
+            out = body(input_ids=input_ids, attention_mask=attention_mask,
+                       position_ids=positions, use_cache=False)
+            # no separable head (soft-capping...): the model's own logits are the rows
+            hidden = (out.logits if split is None else out.last_hidden_state)[:, :-1][select]
         if isinstance(temperature, torch.Tensor):  # the predicted token's own temperature
             temperature = temperature.to(hidden.device)[:, 1:][select]
         lp, ent = chunked_logprobs(hidden, input_ids[:, 1:][select], head, temperature,
                                    with_entropy, self.chunk)
         return _scatter(lp, select), (_scatter(ent, select) if with_entropy else None)
+
+
+    def _packed_hidden(self, body: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                       select: torch.Tensor, logits: bool) -> torch.Tensor:
+        """The rows (hidden states, or logits) that predict the `select`ed tokens, from one
+        padding-free forward over the batch's sequences packed end to end."""
+        from envgym.agents.packing import pack_rows, packed_forward_kwargs, use_packed_attention
+
+        impl = use_packed_attention(unwrap(self.module))
+        packed = pack_rows(input_ids, attention_mask)
+        out = body(**packed_forward_kwargs(packed, impl))
+        rows = (out.logits if logits else out.last_hidden_state)[0]
+        # token t of a row is predicted at its own position t - 1, one place before it
+        return rows[packed.index[:, :-1][select]]
 
 
 def _scatter(values: torch.Tensor, select: torch.Tensor) -> torch.Tensor:

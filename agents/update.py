@@ -15,6 +15,7 @@ from envgym.agents.async_loss import behaviour_weights, off_policy_stats
 from envgym.agents.config import TrainConfig
 from envgym.agents.fsdp import lockstep_logprobs, zero_backward
 from envgym.agents.learner import TokenBatch, dist_info, token_logprobs
+from envgym.agents.packing import micro_batches
 
 __all__ = ["aggregate", "kl_penalty", "ppo_loss", "ppo_update", "reinforce_loss", "role_sum",
            "sequence_ratio_logp"]
@@ -77,13 +78,16 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
     L_ctrl + L_reas: each role's tokens averaged over that role's own token count."""
     ppo, device = cfg.ppo, next(model.parameters()).device
     temperature = cfg.rollout.temperature
+    budget = ppo.max_tokens_per_microbatch  # > 0: packed, padding-free micro-batches
+    lengths = batch.attention_mask.sum(-1)
     # One optimiser step per batch: the weights being updated are the ones that sampled, so
     # the old log-probs are each forward's own, detached (ratio exactly 1); recomputing them
     # would cost a whole extra forward pass over the batch.
     reuse_old = ppo.epochs == 1 and ppo.minibatches == 1
     with torch.no_grad():  # else the old policy's log-probs, recomputed by the learner itself
-        old = None if reuse_old else _logprobs_in_chunks(model, batch, temperature, device)
-        ref = _logprobs_in_chunks(ref_model, batch, temperature, device) if ref_model else None
+        old = None if reuse_old else _logprobs_in_chunks(model, batch, temperature, device, budget)
+        ref = _logprobs_in_chunks(ref_model, batch, temperature, device, budget) \
+            if ref_model else None
     drift_sum = 0.0
     sums: dict[str, float] = {"loss": 0.0, "clip_frac": 0.0, "entropy": 0.0, "kl": 0.0,
                               "grad_norm": 0.0}
@@ -99,12 +103,13 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
                 reas = float((mask_all * role_mask[mb]).sum())
                 role_denoms = (max(_global_sum(float(mask_all.sum()) - reas) / world, 1.0),
                                max(_global_sum(reas) / world, 1.0))
-            for micro in torch.tensor_split(mb, cfg.optim.grad_accum):
+            for micro in micro_batches(mb, lengths, budget, cfg.optim.grad_accum):
                 if len(micro) == 0:  # keep DDP ranks in lockstep: a zero gradient
                     zero_backward(model, device)
                     continue
                 part = batch.select(micro).to(device)
-                logp, ent = token_logprobs(model, part, temperature, with_entropy=True)
+                logp, ent = token_logprobs(model, part, temperature, with_entropy=True,
+                                           packed=budget > 0)
                 m = part.loss_mask
                 old_mb = logp.detach() if old is None else old[micro].to(device)
                 if old is None:
@@ -151,8 +156,27 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
 
 
 def _logprobs_in_chunks(model: Any, batch: TokenBatch, temperature: float, device: Any,
-                        size: int = 8) -> torch.Tensor:
-    return lockstep_logprobs(model, batch, temperature, device, size)
+                        budget: int = 0, size: int = 8) -> torch.Tensor:
+    """Log-probs of the whole batch without grad: packed micro-batches under `budget` tokens,
+    or (budget 0) padded chunks of `size` rows; ranks stay in lockstep either way."""
+    if budget <= 0:
+        return lockstep_logprobs(model, batch, temperature, device, size)
+    out = torch.zeros_like(batch.advantages)
+    for micro in micro_batches(torch.arange(len(batch)), batch.attention_mask.sum(-1), budget, 1):
+        if len(micro) == 0:  # another rank has more: a forward that reaches every weight
+            token_logprobs(model, _idle_batch(device), temperature, packed=True)
+            continue
+        lp, _ = token_logprobs(model, batch.select(micro).to(device), temperature, packed=True)
+        out[micro] = lp.cpu()
+    return out
+
+
+def _idle_batch(device: Any) -> TokenBatch:
+    """Two tokens, the second one scored: the smallest forward through every weight."""
+    zeros = torch.zeros(1, 2, device=device)
+    return TokenBatch(torch.zeros(1, 2, dtype=torch.long, device=device),
+                      torch.ones(1, 2, dtype=torch.long, device=device),
+                      torch.tensor([[0.0, 1.0]], device=device), zeros, zeros)
 
 
 def _global_sum(x: float) -> float:
