@@ -326,9 +326,16 @@ class AsyncRollouts:
         return out
 
     def close(self) -> None:
+        """Stop the thread (at its next wait for a version) and join it."""
         self.store.close()
         if self._thread.is_alive():
             self._thread.join(timeout=60)
+
+    def __enter__(self) -> AsyncRollouts:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     # -- the thread --
 

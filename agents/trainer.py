@@ -21,6 +21,7 @@ loop above, unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import sys
@@ -280,7 +281,8 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         cfg, team, lambda s, pol, r: sample_step(s, pol, sampler, cfg, r), run, start,
         [StepRollouts.from_state(x) for x in (state or {}).get("in_flight", [])]
     ) if cfg.rollout.max_staleness else None
-    with StopOnInterrupt() as interrupt:  # Ctrl-C: stop after this step, checkpointed
+    # Ctrl-C: stop after this step, checkpointed; the rollout thread ends with the loop
+    with StopOnInterrupt() as interrupt, ahead or contextlib.nullcontext():
         for step in range(start + 1, cfg.steps + 1):
             t0 = time.perf_counter()
             # 1-2. sample tasks and roll out (each rank takes its share of the step's tasks);
@@ -340,16 +342,12 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
             if zero_run == ZERO_SIGNAL_STEPS and rank == 0:  # a run that cannot learn says so
                 print(zero_signal_warning(step - zero_run + 1, step), file=sys.stderr, flush=True)
             if stop:
-                if ahead is not None:
-                    ahead.close()
                 if rank == 0:
                     progress.close()
                     logger.close()
                 raise TrainingInterrupted(
                     f"stopped after step {step} of {cfg.steps}; checkpoint saved in {ckpt_dir}. "
                     f"Resume with: envgym train {out / CONFIG_FILE} --resume")
-    if ahead is not None:
-        ahead.close()
     team.save_final(out, rank)  # out/final, or out/final/ID per agent
     if rank == 0:
         progress.close()
