@@ -142,3 +142,137 @@ def test_the_config_flag_turns_it_off(tmp_path, tiny_dir, pair):
         assert (policy.kv is not None) is flag
         if flag:
             assert policy.kv.max_bytes == 8 * 2**20
+
+
+def test_prefill_asks_the_model_for_the_last_positions_logits_only(tiny_dir):
+    """Issue 35.11: every position's logits were computed and all but the last dropped;
+    with a small cache every re-prefill did that over whole conversations."""
+    for reuse in (True, False):
+        policy = HFPolicy(str(tiny_dir), device="cpu", kv_reuse=reuse)
+        widths = []
+        hook = policy.model.register_forward_hook(
+            lambda _m, _a, out: widths.append(out.logits.shape[1]))
+        prompt = policy.chat.prompt_ids([{"role": "user", "content": "a long prompt " * 8}])
+        policy.generate([prompt, prompt[:-3]], SamplingParams(max_tokens=4, seed=1))
+        hook.remove()
+        assert widths and set(widths) == {1}, widths
+
+
+def _kept(policy):
+    """Token positions whose KV the cache holds, each stored tensor counted once."""
+    per_token = {e.nbytes // max(1, len(e.ids) - e.offset) for e in policy.kv.entries.values()
+                 if len(e.ids) > e.offset}
+    assert len(per_token) == 1
+    return policy.kv.bytes // per_token.pop()
+
+
+def test_a_group_keeps_one_copy_of_its_shared_prompt(tiny_dir, pair):
+    """Issue 41: each of G members stored its own copy of the group prompt's KV."""
+    on, off = pair
+    on.clear_cache()
+    messages = [{"role": "user", "content": "tell me a story " * 6}]
+    prompt = on.chat.prompt_ids(messages)
+    first = on.generate([prompt] * 4, SamplingParams(max_tokens=6, seed=1))
+    fed = [len(c.token_ids) - 1 for c in first]
+    assert _kept(on) == len(prompt) + sum(fed)  # not 4 * len(prompt) + sum(fed)
+    nexts = []
+    for c in first:  # each member's next turn still shares the first prompt's state
+        obs, _ = on.chat.observation_ids(messages + [{"role": "assistant", "content": c.text}],
+                                         [{"role": "user", "content": "go on"}],
+                                         c.ended_with_eos)
+        nexts.append(prompt + c.token_ids + obs)
+    second = on.generate(nexts, SamplingParams(max_tokens=6, seed=2))
+    want = off.generate(nexts, SamplingParams(max_tokens=6, seed=2))
+    for got, ref in zip(second, want):
+        assert got.token_ids == ref.token_ids
+        assert np.allclose(got.logprobs, ref.logprobs, atol=1e-5, rtol=0)
+    tails = sum(len(p) - len(prompt) + len(c.token_ids) - 1 for p, c in zip(nexts, second))
+    assert _kept(on) == len(prompt) + tails
+    for p, c in zip(nexts, second):  # episodes end: everything goes, shared part last
+        on.release(p + c.token_ids)
+    assert len(on.kv) == 0 and on.kv.bytes == 0
+
+
+def test_a_released_group_prompt_stays_while_a_member_reads_it(tiny_dir):
+    from envgym.agents.policies.kv import KVEntry, PrefixCache
+    t = lambda n: [torch.zeros(1, n, 2)]  # noqa: E731 - one layer, [heads, tokens, dim]
+    cache = PrefixCache(10_000)
+    shared = KVEntry([1, 2, 3], t(3), t(3))
+    cache.store(shared)
+    a, b = KVEntry([1, 2, 3, 4], t(1), t(1), shared), KVEntry([1, 2, 3, 5], t(1), t(1), shared)
+    cache.store(a)
+    cache.store(b)
+    assert cache.bytes == (3 + 1 + 1) * 2 * 8
+    cache.release([1, 2, 3, 4])  # member a ends: its entry and the (unindexed) prompt
+    assert cache.lookup([1, 2, 3, 5, 9])[0] is b and cache.bytes == (3 + 1) * 2 * 8
+    k, v = torch.empty(1, 4, 2), torch.empty(1, 4, 2)
+    b.write_prefix(0, 4, k, v)  # b still reads the shared prompt
+    cache.release([1, 2, 3, 5])
+    assert cache.bytes == 0 and len(cache) == 0
+
+
+class _AnsweringController:
+    """The tiny model never answers, so an ARTIST head never forks. This wrapper writes the
+    controller's turns (rows at the controller's temperature) from a script that zooms once,
+    accepts and answers; the reasoner's rows (the forks) are the real policy's samples."""
+
+    per_row_sampling = True
+
+    def __init__(self, inner, controller_t: float):
+        self.inner, self.controller_t = inner, controller_t
+        self.name, self.chat = f"answering:{inner.name}", inner.chat
+        self.tokenizer = inner.tokenizer
+        self.forked_rows = 0
+
+    def generate(self, prompts, sampling):
+        from envgym.policy import Completion, row_sampling
+        rows = row_sampling(sampling, len(prompts))
+        real = [i for i, r in enumerate(rows) if r.temperature != self.controller_t]
+        out = dict(zip(real, self.inner.generate([prompts[i] for i in real],
+                                                 [rows[i] for i in real]) if real else []))
+        self.forked_rows += len(real)
+        for i, (p, r) in enumerate(zip(prompts, rows)):
+            if i not in out:
+                ids = self.chat.encode(self._script(self.chat.decode(p)))
+                (lps,) = self.inner.score_ids([(list(p), ids)], r.temperature)
+                out[i] = Completion(self.chat.decode(ids), ids, lps, "stop", False)
+        return [out[i] for i in range(len(prompts))]
+
+    @staticmethod
+    def _script(prompt: str) -> str:
+        last = prompt.rsplit("<|im_start|>", 2)[-2]
+        if "Zooming stopped" in last or "Now answer" in last:
+            return "<think>the values</think><answer>A</answer>"
+        if "<|im_start|>tool" not in prompt:
+            return "<think>look</think><zoom>[10, 60]</zoom>"
+        return "<think>enough</think><answer>ACCEPT</answer>"
+
+    def release(self, ids):
+        self.inner.release(ids)
+
+
+def test_artist_forks_of_answered_heads_equal_a_full_recompute(pair):
+    """Issue 35.11: the ARTIST KV test above never forks (its heads never answer)."""
+    from envgym.hierarchy import collect_hierarchical
+    from envgym.runstate import RunState
+    on, off = pair
+    runs, prefilled = [], []
+    for p in (on, off):
+        p.prefill_tokens = 0
+        policy = _AnsweringController(p, 1.0)
+        runs.append(collect_hierarchical(
+            "envgym/TimeSeries-v0", policy, episodes=1, controllers=2, samples=3,
+            env_kwargs={"max_turns": 6, "tool_format": "tag", "series_length": 512,
+                        "max_rounds": 2}, run=RunState(), controller_temperature=1.0,
+            reasoner_temperature=0.7, sampling=SamplingParams(max_tokens=10, seed=6)))
+        prefilled.append(p.prefill_tokens)
+        assert policy.forked_rows >= 4  # both heads answered and forked
+    assert [t.meta["sample"] for t in runs[0]].count(0) == 2
+    assert_same(*runs)
+    assert len(runs[0]) == 2 * 3
+    prefixes = {tuple(i for x in t.turns[:-1] for i in x.obs_token_ids + x.action_token_ids)
+                + tuple(t.turns[-1].obs_token_ids) for t in runs[0]}
+    # each distinct head prefix is prefilled once for all of its forks (the heads' own
+    # entries were released when their episodes ended: see the HF module docstring)
+    assert prefilled[0] == sum(map(len, prefixes))
+    assert prefilled[1] > prefilled[0]
