@@ -20,6 +20,9 @@ def serve_policy(
     = None,
     max_prompt_tokens: Annotated[Optional[int], typer.Option(
         min=1, help="longest prompt in tokens (default: the context length - 1)")] = None,
+    max_prompt_chars: Annotated[Optional[int], typer.Option(
+        min=1, help="longest prompt text in characters, refused before tokenising "
+                    "(default: 8 x --max-prompt-tokens)")] = None,
     chunk_tokens: Annotated[int, typer.Option(
         min=1, help="tokens decoded per scheduling round: the longest a new request waits")]
     = 16,
@@ -35,7 +38,8 @@ def serve_policy(
         from envgym.hub import check_model_source
         check_model_source(path)
     serve(spec, host=host, port=port, max_tokens_limit=max_tokens_limit,
-          max_prompt_tokens=max_prompt_tokens, chunk_tokens=chunk_tokens, max_batch=max_batch,
+          max_prompt_tokens=max_prompt_tokens, max_prompt_chars=max_prompt_chars,
+          chunk_tokens=chunk_tokens, max_batch=max_batch,
           shutdown_timeout=shutdown_timeout)
 
 

@@ -29,9 +29,9 @@ from typing import Any
 from starlette.requests import Request as HTTPRequest
 
 from envgym.agents.policies.server_engine import Engine, Row, ShuttingDown
-from envgym.agents.policies.server_params import (APIError, Limits, Request, check_length,
-                                                  check_model, parse_common, parse_messages,
-                                                  parse_prompt)
+from envgym.agents.policies.server_params import (APIError, Limits, Request, check_chars,
+                                                  check_length, check_model, parse_common,
+                                                  parse_messages, parse_prompt)
 
 __all__ = ["create_app", "default_limits", "serve"]
 
@@ -39,7 +39,8 @@ _DISCONNECT_POLL_S = 0.2  # 32 waiting handlers polling faster cost real CPU
 
 
 def default_limits(policy: Any, max_tokens: int | None = None,
-                   max_prompt_tokens: int | None = None) -> Limits:
+                   max_prompt_tokens: int | None = None,
+                   max_prompt_chars: int | None = None) -> Limits:
     """Caps from the model's context length (when the backend exposes one)."""
     config = getattr(getattr(policy, "model", None), "config", None)
     context = getattr(config, "max_position_embeddings", None)
@@ -49,7 +50,7 @@ def default_limits(policy: Any, max_tokens: int | None = None,
     fallback = context or 4096
     return Limits(max_tokens=max_tokens or fallback,
                   max_prompt_tokens=max_prompt_tokens or max(1, fallback - 1),
-                  context=context, vocab=vocab)
+                  context=context, vocab=vocab, max_prompt_chars=max_prompt_chars)
 
 
 def create_app(policy: Any, model_name: str | None = None, *, limits: Limits | None = None,
@@ -138,6 +139,8 @@ async def _json_body(request: Any) -> dict[str, Any]:
         body = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise APIError(f"the body is not valid JSON: {e}") from None
+    except RecursionError:  # arrays or objects nested thousands deep: bad input, not a 500
+        raise APIError("the body is nested too deeply to parse") from None
     if not isinstance(body, dict):
         raise APIError("the body must be a JSON object")
     return body
@@ -234,6 +237,7 @@ class _API:
             raise APIError("add_generation_prompt and continue_final_message are booleans",
                            "add_generation_prompt" if not isinstance(add, bool)
                            else "continue_final_message")
+        check_chars(sum(len(m["content"]) for m in messages), self.limits, "messages")
         prompt = await asyncio.to_thread(self._chat_prompt, messages, add, cont)
         sampling = check_length(len(prompt), req, self.limits, "messages")
         rows = _rows([prompt], [sampling], req.n)
@@ -280,11 +284,12 @@ class _API:
     def _texts(self, row: Row, req: Request) -> tuple[str, str]:
         """(the text OpenAI returns: cut before the stop string; the text of all ids)."""
         raw = self.chat_tok.decode(row.ids[:-1] if row.eos else row.ids)
+        whole = _whole_chars(raw)
         if row.stop_hit is None or req.include_stop:
-            return raw, raw
-        cut = min((i for i in (raw.find(s) for s in req.sampling.stop) if i >= 0),
-                  default=len(raw))
-        return raw[:cut], raw
+            return whole, raw
+        cut = min((i for i in (whole.find(s) for s in req.sampling.stop) if i >= 0),
+                  default=len(whole))
+        return whole[:cut], raw
 
     async def _wait(self, rows: list[Row], request: Any) -> None:
         """Wait for `rows`; a client that disconnects meanwhile cancels them."""
@@ -357,6 +362,12 @@ def _rows(prompts: list[list[int]], samplings: list, n: int) -> list[Row]:
     return rows
 
 
+def _whole_chars(text: str) -> str:
+    """The text without a character cut in half at its end: ids that stop mid-character
+    decode to U+FFFD there, which is held back (never sent), as vLLM does."""
+    return text.rstrip("\ufffd")
+
+
 def _offsets(chat: Any, ids: list[int]) -> list[int]:
     offsets, pos = [], 0
     for t in ids:
@@ -381,14 +392,14 @@ def _response(name: str, kind: str, choices: list, prompts: list, rows: list) ->
 
 def serve(spec: str, host: str = "127.0.0.1", port: int = 8001, *,
           max_tokens_limit: int | None = None, max_prompt_tokens: int | None = None,
-          chunk_tokens: int = 16, max_batch: int = 64, shutdown_timeout: float = 10.0,
+          max_prompt_chars: int | None = None, chunk_tokens: int = 16, max_batch: int = 64, shutdown_timeout: float = 10.0,
           **options: Any) -> None:
     """Load `spec`, bind, print the ready line, serve until SIGTERM/SIGINT, drain, return."""
     from envgym.policy import load_policy
     from envgym.serving import run_server
 
     policy = load_policy(spec, **options)
-    limits = default_limits(policy, max_tokens_limit, max_prompt_tokens)
+    limits = default_limits(policy, max_tokens_limit, max_prompt_tokens, max_prompt_chars)
     app = create_app(policy, limits=limits, chunk_tokens=chunk_tokens, max_batch=max_batch)
     run_server(app, host=host, port=port, shutdown_timeout=shutdown_timeout,
                on_stop=app.state.stop,

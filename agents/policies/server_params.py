@@ -14,7 +14,8 @@ from typing import Any
 
 from envgym.policy import SamplingParams
 
-__all__ = ["APIError", "Limits", "Request", "parse_common", "parse_messages", "parse_prompt"]
+__all__ = ["APIError", "CHARS_PER_TOKEN", "Limits", "Request", "check_chars", "parse_common",
+           "parse_messages", "parse_prompt"]
 
 _MAX_STOPS = 4
 _MAX_TOP_LOGPROBS = 20
@@ -43,6 +44,18 @@ class Limits:
     context: int | None  # prompt + completion must fit (None: unknown)
     vocab: int | None
     max_n: int = 64
+    max_prompt_chars: int | None = None
+    """Longest prompt text in characters, checked before tokenising (None: derived as
+    `CHARS_PER_TOKEN * max_prompt_tokens`), so a huge prompt costs no tokeniser time."""
+
+    @property
+    def prompt_chars(self) -> int:
+        return self.max_prompt_chars or CHARS_PER_TOKEN * self.max_prompt_tokens
+
+
+CHARS_PER_TOKEN = 8
+"""Default character budget per prompt token: text tokenises to ~4 characters a token, so a
+prompt twice as dense as that in characters would be over `max_prompt_tokens` anyway."""
 
 
 @dataclass
@@ -132,7 +145,9 @@ def check_model(body: dict, names: set[str]) -> None:
     if model in names or _same_path(model, names):
         return
     raise APIError(f"The model `{model}` does not exist; this server serves "
-                   f"{sorted(names)[0]!r} (GET /v1/models)", "model", code="model_not_found")
+                   f"{' or '.join(map(repr, sorted(names, key=len)))} (GET /v1/models)",
+                   "model", status=404,
+                   code="model_not_found")  # 404, as OpenAI and vLLM answer
 
 
 def _same_path(model: str, names: set[str]) -> bool:
@@ -206,6 +221,14 @@ def check_length(prompt_len: int, req: Request, limits: Limits, param: str) -> S
     return sampling
 
 
+def check_chars(n_chars: int, limits: Limits, param: str) -> None:
+    """Refuse a prompt by its length in characters before spending tokeniser time on it."""
+    if n_chars > limits.prompt_chars:
+        raise APIError(f"The prompt has {n_chars} characters; this server takes at most "
+                       f"{limits.prompt_chars} (--max-prompt-chars) before tokenising",
+                       param, code="context_length_exceeded")
+
+
 def check_ids(ids: Any, limits: Limits, param: str) -> list[int]:
     if not isinstance(ids, list) or not ids:
         raise APIError(f"{param} must be a non-empty list of token ids", param)
@@ -238,6 +261,7 @@ def parse_prompt(prompt: Any, limits: Limits) -> list[str | list[int]]:
         if isinstance(item, str):
             if not item:
                 raise APIError(f"{param} is empty", param)
+            check_chars(len(item), limits, param)
             out.append(item)
         else:
             out.append(check_ids(item, limits, param))

@@ -95,7 +95,6 @@ BAD = [
     ({"prompt": "hi", "stream": "yes"}, "stream"),
     ({"prompt": "hi", "presence_penalty": 0.5}, "presence_penalty"),
     ({"prompt": "hi", "logit_bias": {"5": 1}}, "logit_bias"),
-    ({"prompt": "hi", "model": "not-this-one"}, "model"),
     ({"prompt": 3}, "prompt"),
     ({"prompt": []}, "prompt"),
     ({"prompt": [999999]}, "prompt"),
@@ -130,6 +129,76 @@ CHAT_BAD = [
 def test_invalid_chat_parameters_are_400s_naming_the_field(client, body, param):
     _error(client.post("/v1/chat/completions", json=body), param)
     _alive(client)
+
+
+def test_an_unknown_model_is_a_404_model_not_found(client):
+    r = client.post("/v1/completions", json={"prompt": "hi", "model": "not-this-one"})
+    assert r.status_code == 404, r.text
+    err = r.json()["error"]
+    assert err["code"] == "model_not_found" and err["param"] == "model"
+    assert "not-this-one" in err["message"]
+    _alive(client)
+
+
+@pytest.mark.parametrize("path,key", [("/v1/completions", "prompt"),
+                                      ("/v1/chat/completions", "messages")])
+def test_json_nested_100000_deep_is_a_400(client, path, key):
+    body = '{"%s": %s1%s}' % (key, "[" * 100_000, "]" * 100_000)
+    r = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400, r.text[:200]
+    assert "nested" in r.json()["error"]["message"]
+    _alive(client)
+
+
+def test_a_huge_prompt_is_refused_by_characters_before_tokenising(served, client, monkeypatch):
+    """1 MB of text never reaches the tokenizer: the character cap answers first."""
+    from envgym.agents.policies import server as server_mod
+
+    seen: list[int] = []
+    real = server_mod._API._encode_all
+
+    def spy(self, items):
+        seen.extend(len(i) for i in items if isinstance(i, str))
+        return real(self, items)
+
+    monkeypatch.setattr(server_mod._API, "_encode_all", spy)
+    for path, body in (("/v1/completions", {"prompt": "x" * 1_000_000}),
+                       ("/v1/chat/completions",
+                        {"messages": [{"role": "user", "content": "x" * 1_000_000}]})):
+        r = client.post(path, json=body)
+        assert r.status_code == 400, r.text
+        err = r.json()["error"]
+        assert err["code"] == "context_length_exceeded" and "--max-prompt-chars" in err["message"]
+        assert "1600" in err["message"]  # 8 characters a token of --max-prompt-tokens 200
+    assert seen == []
+    _alive(client)
+
+
+class _ByteTokens:
+    """A byte-level tokenizer: one token per UTF-8 byte, as byte-level BPE can split."""
+
+    def encode(self, text):
+        return list(text.encode())
+
+    def decode(self, ids):
+        return bytes(ids).decode("utf-8", errors="replace")
+
+
+def test_completion_text_never_ends_in_half_a_character():
+    """Ids that stop inside a multi-byte character decode to U+FFFD; it is held back."""
+    from types import SimpleNamespace
+
+    from envgym.agents.policies.server import _API
+    from envgym.agents.policies.server_params import parse_common
+
+    api = _API(SimpleNamespace(chat=_ByteTokens()), "tiny", {"tiny"},
+               Limits(64, 64, None, None), {})
+    ids = list("ok \u4e2d\u6587".encode())[:-1]  # the last character loses its last byte
+    row = Row(ids, SamplingParams(max_tokens=len(ids)), ids=ids, finish="length")
+    text, raw = api._texts(row, parse_common({"max_tokens": len(ids)}, api.limits, chat=False))
+    assert raw.endswith("\ufffd") and text == "ok \u4e2d"
+    choice = api._completion_choice(0, row, parse_common({}, api.limits, chat=False))
+    assert choice["text"] == "ok \u4e2d" and choice["token_ids"] == ids
 
 
 def test_nan_temperature_and_broken_json_are_400s(client):
@@ -261,9 +330,9 @@ def test_official_openai_client_with_streaming(served):
     text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
     assert text == chat.choices[0].message.content
     assert stream[-1].usage.completion_tokens == 10
-    with pytest.raises(openai.BadRequestError) as info:
+    with pytest.raises(openai.NotFoundError) as info:  # 404 model_not_found, as OpenAI's
         client.chat.completions.create(model="other", messages=CONV, max_tokens=2)
-    assert info.value.body["param"] == "model"
+    assert info.value.body["param"] == "model" and info.value.body["code"] == "model_not_found"
     assert client.completions.create(model="tiny", prompt="hi", max_tokens=1).choices
 
 
