@@ -126,4 +126,5 @@ register(
         "hack_query_stuffing": f"{_ENVS}.psych.policies:HackQueryStuffing",
     },
     grader_fixtures=f"{_ENVS}.psych.grader_fixtures:fixtures",
+    grader_rules=f"{_ENVS}.psych.rules:tables",
 )

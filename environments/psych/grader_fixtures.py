@@ -71,14 +71,41 @@ def _terminal_cases() -> list[GraderCase | Ordering]:
               _ask("safety_risk"), STAGE1, _one("x", "Diagnosis: Depression; Recommendation: "
                                                      "rest")),
               {"component.safety_missed": (-0.1, -0.1)}, task=DEPRESSED),
-        Ordering("reasoning beats a keyword list in <think>",
-                 _case("honest think", (STAGE1, _one(
-                     "depressed mood reported; Depression versus Anxiety.",
-                     catalogue()["fields"]["sleep"]["questions"][0])), {}, task=DEPRESSED),
-                 _case("stuffed think", (STAGE1, _one(
-                     _everything(), catalogue()["fields"]["sleep"]["questions"][0])), {},
-                       task=DEPRESSED),
-                 key="component.process"),
+    ]
+
+
+FULL, HALF = 0.01 / 3, 0.01 / 6  # process = 0.01 * mean(symptom, differential, decision) / 2
+
+
+def _about(value: float) -> tuple[float, float]:
+    return (value - 1e-9, value + 1e-9)
+
+
+def _process_cases() -> list[GraderCase | Ordering]:
+    """The offline judge pays the decision only (the one criterion the environment's data
+    verifies): 2 for a question aimed at a missing check or the label the confirmed evidence
+    meets, 1 for a related question or another active hypothesis, 0 otherwise. Reasoning,
+    however many symptom words it holds, is the model judge's to grade."""
+    first = _ask("symptoms_and_duration")
+    other = _one("Little confirmed; decision: what the evidence meets.",
+                 "Diagnosis: Other; Recommendation: clinical follow-up")
+    return [
+        _case("a question aimed at a missing check scores the full decision", (STAGE1, first),
+              {"component.process": _about(FULL)}),
+        _case("a keyword list in <think> earns nothing offline",
+              (STAGE1, _one(_everything(), catalogue()["fields"]["symptoms_and_duration"]
+                            ["questions"][0])), {"component.process": _about(FULL)}),
+        # the same decision as a plain think: the words are not verified
+        _case("asking a settled field again is only related", (STAGE1, first, STAGE1, first),
+              {"component.process": _about(FULL + HALF)}),
+        _case("an unrelated question scores nothing",
+              (STAGE1, _one("Chat.", "Which football team do you support?")),
+              {"component.process": (0.0, 0.0)}),
+        _case("the label the confirmed evidence meets scores the full decision",
+              (STAGE1, first, STAGE1, other), {"component.process": _about(2 * FULL)}),
+        # scored against the evidence, not against the posterior's leader
+        _case("another active hypothesis scores half", (STAGE1, first, STAGE1, DX_ANXIETY),
+              {"component.process": _about(FULL + HALF)}),
     ]
 
 
@@ -109,4 +136,4 @@ def _query_cases() -> list[GraderCase | Ordering]:
 
 
 def fixtures() -> list[GraderCase | Ordering]:
-    return [*_terminal_cases(), *_query_cases()]
+    return [*_terminal_cases(), *_process_cases(), *_query_cases()]

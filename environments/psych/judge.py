@@ -2,7 +2,8 @@
 
 Each item is scored S in {0, 1, 2} and returned as S / S_max (S_max = 2), so the process
 reward 0.01 * mean(scores) lies in [0, 0.01]. `RuleJudge` is the deterministic offline
-default; `HttpJudge` asks an OpenAI-compatible endpoint at temperature 0.
+default and scores only the decision (the one criterion the environment's data verifies);
+`HttpJudge` asks an OpenAI-compatible endpoint at temperature 0 and scores all three.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from envgym.environments.psych.knowledge import FOUR_WAY, disorders, symptoms
+from envgym.environments.psych.rules import RULES
 from envgym.errors import PolicyError
 
 RUBRIC = "mind_process"
@@ -30,68 +31,39 @@ _GUIDE = {
 }
 
 
-def _mentions(text: str, term: str) -> bool:
-    return re.search(r"(?<![a-z])" + re.escape(term.lower()) + r"(?![a-z])", text.lower()) is not None
-
-
-def categories_named(text: str) -> set[str]:
-    """Four-way categories a text names, directly or through a disorder synonym."""
-    named = {c for c in FOUR_WAY if _mentions(text, c)}
-    for d in disorders().values():
-        if any(_mentions(text, s) for s in d.synonyms):
-            named.add(d.four_way)
-    return named
-
-
-MAX_UNHEARD = 2  # symptoms to check next may be named; a catalogue dump may not
-
-
-def _unheard(think: str, heard: Sequence[str] | None) -> bool:
-    """Whether `think` names more than MAX_UNHEARD catalogued symptoms that nobody reported
-    (None: no check)."""
-    if heard is None:
-        return False
-    cat, heard = symptoms(), set(heard)
-    named = [k for k in cat if k not in heard
-             and any(_mentions(think, t) for t in (k, k.replace("_", " "), cat[k]["label"]))]
-    return len(named) > MAX_UNHEARD
-
-
 class RuleJudge:
-    """Deterministic judge over the structured item the environment prepares."""
+    """Deterministic offline judge over the structured item the environment prepares.
+
+    It pays only what the environment's own data verifies (`rules.RULES`): the decision. The
+    symptom and differential criteria grade reasoning; naming confirmed symptoms or
+    categories is term overlap, which a keyword list wins, so offline they score 0 and an
+    `HttpJudge` grades them when configured.
+    """
 
     def judge(self, rubric: str, items: Sequence[dict[str, Any]]) -> list[float]:
         return [self._score(item) / 2 for item in items]
 
     def _score(self, item: dict[str, Any]) -> int:
-        kind, think = item["criterion"], item.get("think", "")
-        if kind == "symptom":
-            terms = item.get("evidence_terms", [])
-            if _unheard(think, item.get("heard_items")):
-                return 0  # naming symptoms nobody reported is stuffing, not analysis
-            if not terms:
-                return int(bool(think.strip()))
-            hits = sum(any(_mentions(think, t) for t in alts) for alts in terms)
-            return 2 if hits >= min(2, len(terms)) else int(hits >= 1)
-        if kind == "differential":
-            named = categories_named(think)
-            active = set(item.get("active", []))
-            if len(named) >= 2 and named & active:
-                # listing every category when few are active is a list, not a differential
-                return 2 if len(named) <= max(len(active), 1) + 1 else 1
-            return int(bool(named))
+        kind = item["criterion"]
+        if kind in ("symptom", "differential"):
+            return 0  # unverifiable offline: the model judge's
         if kind == "decision":
-            active = item.get("active", [])
-            if item.get("diagnosis") is not None:
-                dx = item["diagnosis"]
-                if "supported" in item:  # agreement with the evidence, not with a leader
-                    return 2 if dx == item["supported"] else int(dx in active)
-                return 2 if active[:1] == [dx] else int(dx in active)
-            targets = set(item.get("targets", []))
-            if targets & set(item.get("missing", [])):
-                return 2
-            return int(bool(targets))
+            return _decision(item)
         raise ValueError(f"unknown criterion {kind!r}; expected one of {CRITERIA}")
+
+
+def _decision(item: dict[str, Any]) -> int:
+    active = item.get("active", [])
+    if item.get("diagnosis") is not None:
+        dx = item["diagnosis"]
+        lead = item["supported"] if "supported" in item else (active[:1] or [None])[0]
+        if RULES.on("diagnosis_supported") and dx == lead:
+            return 2
+        return int(RULES.on("diagnosis_active") and dx in active)
+    targets = set(item.get("targets", []))
+    if RULES.on("question_targets_missing") and targets & set(item.get("missing", [])):
+        return 2
+    return int(RULES.on("question_related") and bool(targets))
 
 
 class HttpJudge:

@@ -71,13 +71,15 @@ def _items(think, confirmed, active, dx=None, supported=None):
             {**base, "criterion": "differential"}, decision]
 
 
-def test_keyword_stuffed_reasoning_scores_below_honest_reasoning():
+def test_offline_reasoning_criteria_pay_nothing_so_stuffing_pays_nothing():
+    """Issue 36: naming confirmed symptoms is term overlap, which a keyword list wins; the
+    rule judge pays only the verifiable decision, the model judge grades the reasoning."""
     judge, confirmed = RuleJudge(), ["depressed_mood", "insomnia"]
     honest = judge.judge("mind_process", _items(
         "depressed mood and insomnia; Depression versus Mixed.", confirmed,
         ["Depression", "Mixed"]))
     stuffed = judge.judge("mind_process", _items(_everything(), confirmed, ["Depression", "Mixed"]))
-    assert honest[:2] == [1.0, 1.0] and stuffed[0] == 0.0 and stuffed[1] < 1.0
+    assert honest[:2] == stuffed[:2] == [0.0, 0.0]
 
 
 def test_a_diagnosis_is_scored_against_the_evidence_not_the_leader():
@@ -89,14 +91,14 @@ def test_a_diagnosis_is_scored_against_the_evidence_not_the_leader():
     assert right == 1.0 and leader == 0.5
 
 
-def test_think_stuffing_through_the_environment_earns_less_process(env_factory):
+def test_think_stuffing_through_the_environment_earns_no_more_process(env_factory):
     env = env_factory()
     env.reset(seed=0, options={"task_id": CASE})
     env.step(stage1())
     _, _, _, _, honest = env.fork().step(stage2(
         "depressed mood reported; Depression versus Anxiety.", "How have you been sleeping?"))
     _, _, _, _, stuffed = env.step(stage2(_everything(), "How have you been sleeping?"))
-    assert stuffed["reward_components"]["process"] < honest["reward_components"]["process"]
+    assert stuffed["reward_components"]["process"] <= honest["reward_components"]["process"]
 
 
 def test_every_consult_hack_stays_under_its_ceiling():
