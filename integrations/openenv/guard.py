@@ -11,7 +11,10 @@ this layer absorbs without forking it:
   uvicorn raises `ClientDisconnected` (an `OSError`), so every normal session end logged an
   "Exception in ASGI application" traceback. Here sends after the client left are dropped;
 * validation errors echo the offending value whole (`errors[].input`: a 4 MB action comes
-  back as 4 MB). Here strings in error frames and 422 bodies are cut to `MAX_ECHO` chars.
+  back as 4 MB). Here strings in error frames and 422 bodies are cut to `MAX_ECHO` chars;
+* its handler answers `INVALID_JSON` only for `json.JSONDecodeError`: JSON nested deeper than
+  the parser's recursion limit raises `RecursionError`, which ended the session with
+  `SESSION_ERROR`. Here such a frame is answered with `INVALID_JSON` and the session goes on.
 """
 
 from __future__ import annotations
@@ -35,20 +38,31 @@ def truncate(value: Any, limit: int = MAX_ECHO) -> Any:
     return value
 
 
-def _frame_problem(message: dict[str, Any]) -> str | None:
-    """Why openenv's handler cannot take this frame, or None to pass it on."""
+_NESTING_SAFE = 256
+"""Frames with fewer opening brackets than this cannot reach the parser's recursion limit,
+so only the others are parsed here to find out (openenv parses every frame again)."""
+
+
+def _frame_problem(message: dict[str, Any]) -> tuple[str, str] | None:
+    """(why openenv's handler cannot take this frame, error code), or None to pass it on."""
     text = message.get("text")
     if text is None:
         return ("binary frames are not accepted: send each message as a JSON text frame, "
-                'e.g. {"type": "reset", "data": {}}')
-    if text.lstrip()[:1] == "{":
+                'e.g. {"type": "reset", "data": {}}', "INVALID_FRAME")
+    is_object = text.lstrip()[:1] == "{"
+    if is_object and text.count("[") + text.count("{") < _NESTING_SAFE:
         return None
     try:
         value = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except json.JSONDecodeError:
         return None  # openenv answers INVALID_JSON itself
+    except RecursionError:
+        return ("the message is nested too deeply to parse: send a flat JSON object such as "
+                '{"type": "step", "data": {...}}', "INVALID_JSON")
+    if is_object:
+        return None
     return (f"a message must be a JSON object with a \"type\" (reset, step, state, close, "
-            f"mcp), got a JSON {type(value).__name__}")
+            f"mcp), got a JSON {type(value).__name__}", "INVALID_FRAME")
 
 
 def _cut_error(text: str) -> str:
@@ -56,7 +70,7 @@ def _cut_error(text: str) -> str:
         return text
     try:
         return json.dumps(truncate(json.loads(text)), ensure_ascii=False)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return text
 
 
@@ -93,6 +107,6 @@ class WebSocketGuard:
                 if problem is None:
                     return message
                 await guarded_send({"type": "websocket.send", "text": json.dumps(
-                    {"type": "error", "data": {"message": problem, "code": "INVALID_FRAME"}})})
+                    {"type": "error", "data": {"message": problem[0], "code": problem[1]}})})
 
         await self.app(scope, guarded_receive, guarded_send)

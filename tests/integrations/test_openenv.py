@@ -134,6 +134,9 @@ def test_malformed_requests_get_errors_and_the_server_keeps_answering(served_tim
             return json.loads(ws.recv(timeout=60))
 
         assert send("{not json")["data"]["code"] == "INVALID_JSON"
+        deep = '{"type": "step", "data": {"content": %s"x"%s}}' % ("[" * 50_000, "]" * 50_000)
+        for frame in (deep, "[" * 50_000 + "]" * 50_000):  # past the parser's recursion limit
+            assert send(frame)["data"]["code"] == "INVALID_JSON"  # not SESSION_ERROR
         early = send(json.dumps({"type": "step", "data": {"content": "hi"}}))
         assert early["type"] == "error" and "before reset" in early["data"]["message"]
         assert send(json.dumps({"type": "bogus"}))["data"]["code"] == "UNKNOWN_TYPE"
