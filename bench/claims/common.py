@@ -53,6 +53,13 @@ class Claim:
     interval lies wholly more than the tolerance below 0."""
     secondary: tuple[str, ...] = ()
     """More metrics summarised with their intervals, not part of the verdict."""
+    v3: bool = False
+    """Claims v3 (issue 37): every record carries the commit, the resolved config, every env
+    kwarg and the warm start's own evaluation (`warm.*`); the runner refuses arms whose
+    sampled episodes per step differ; records are copied to `bench/claims/records/<claim>/`."""
+    mde: dict[str, float] = field(default_factory=dict)
+    """The registered minimum detectable effect per metric, computed before the run from
+    measured noise (`mde`)."""
 
 
 def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -73,6 +80,68 @@ def t_interval(values: list[float]) -> dict[str, float]:
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     half = stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n)
     return {"mean": mean, "lo": mean - half, "hi": mean + half, "n": n}
+
+
+def mde(sd_paired: float, seeds: int, power: float = 0.8) -> float:
+    """The smallest true paired difference a two-sided 95% t-test over `seeds` paired seeds
+    detects with probability `power`, given the paired differences' SD across seeds:
+    (t_{0.975, n-1} + t_{power, n-1}) * sd / sqrt(n)."""
+    from scipy import stats
+
+    n = seeds
+    return float((stats.t.ppf(0.975, n - 1) + stats.t.ppf(power, n - 1)) * sd_paired / math.sqrt(n))
+
+
+def paired_sd(eval_episodes: int, p: float, seed_sd: float) -> float:
+    """The SD across seeds of a paired difference of a rate: two independent evaluations of
+    `eval_episodes` each (binomial, rate p) plus the training seed-to-seed spread measured in
+    earlier runs (`seed_sd`, the SD of per-seed paired differences net of evaluation noise)."""
+    return math.sqrt(2 * p * (1 - p) / eval_episodes + seed_sd ** 2)
+
+
+def provenance() -> dict[str, Any]:
+    """The commit the run is on, and whether the files a claim depends on differ from it."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                                  timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    dirty = git("status", "--porcelain", "--", "agents", "envgym", "environments", "bench/claims")
+    return {"commit": git("rev-parse", "HEAD") or "unknown",
+            "dirty_files": [line[3:] for line in dirty.splitlines() if line[:2].strip() != "??"]}
+
+
+def episodes_per_step(cfg: Any) -> int:
+    """Episodes sampled from reset per training step (ARTIST's reasoner forks are extra answer
+    samples of those episodes, counted in `sampled_tokens_per_step`)."""
+    return int(cfg.rollout.tasks_per_step * cfg.rollout.group_size)
+
+
+def resolved(claim: Claim, arm: Arm, seed: int, warm: str, run_dir: Path,
+             steps: int | None = None, smoke: bool = False) -> Any:
+    from envgym.agents.config import load_config
+
+    base = merge(claim.base(seed), SMOKE) if smoke else claim.base(seed)
+    if steps is not None:
+        base["steps"] = steps
+    return load_config(merge(merge(base, arm.overrides), {
+        "output_dir": str(run_dir), "model": {"policy": warm, "warm_start": "none"}}))
+
+
+def check_fair(claim: Claim, seed: int, steps: int | None = None, smoke: bool = False) -> int:
+    """Refuse, before any work, arms that would sample different episodes per step."""
+    counts = {a.name: episodes_per_step(resolved(claim, a, seed, "tiny", Path("unused"), steps,
+                                                 smoke))
+              for a in (claim.method, claim.baseline)}
+    if len(set(counts.values())) != 1:
+        raise SystemExit(f"claim {claim.name}: arms sample different episodes per step "
+                         f"{counts}; a v3 claim compares equal sampling by construction")
+    return next(iter(counts.values()))
 
 
 def _warm_start(cfg: dict[str, Any], out: Path) -> str:
@@ -133,7 +202,61 @@ def run_arm(claim: Claim, arm: Arm, seed: int, steps: int | None, out: Path,
                  if isinstance(v, (int, float))}}
     if claim.extra is not None:
         record.update(claim.extra(run_dir, trajs))
+    if claim.v3:
+        record.update(_v3_fields(claim, cfg, warm, out / f"seed{seed}", smoke))
     return record
+
+
+def _v3_fields(claim: Claim, cfg: Any, warm: str, seed_dir: Path, smoke: bool) -> dict[str, Any]:
+    """Provenance, the fully resolved config (every env kwarg pinned), and the warm start's
+    own held-out evaluation (evaluated once per seed, on the same episodes as the arms)."""
+    from envgym.agents.structure import env_kwargs
+
+    env = cfg.envs[0]
+    held_out = env.model_copy(update={"kwargs": {**env.kwargs, **env.eval_kwargs}})
+    path = seed_dir / "warm_eval.json"
+    if path.is_file():
+        warm_eval = json.loads(path.read_text())
+    else:
+        from envgym.agents.policies.hf import HFPolicy
+
+        policy = HFPolicy(warm, device="cpu", seed=cfg.seed)
+        report, trajs = _evaluate(claim, cfg, policy, 4 if smoke else None)
+        warm_eval = {"mean_reward": report["mean_reward"], "success_rate": report["success_rate"],
+                     "episodes": report["episodes"],
+                     **{f"metrics.{k}": v for k, v in (report.get("metrics") or {}).items()
+                        if isinstance(v, (int, float))}}
+        if claim.extra is not None:
+            warm_eval.update({k: v for k, v in claim.extra(None, trajs).items()
+                              if isinstance(v, (int, float))})
+        _write(path, warm_eval)
+    return {**provenance(), "episodes_per_step": episodes_per_step(cfg),
+            "config": cfg.model_dump(mode="json"),
+            "env_kwargs_train": _pinned(env.id, env_kwargs(env, cfg)),
+            "env_kwargs_eval": _pinned(env.id, env_kwargs(held_out, cfg)),
+            **{f"warm.{k}": v for k, v in warm_eval.items()}}
+
+
+def _pinned(env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Every constructor argument of the environment with the value it ran with: the given
+    ones, and each default read from the signature (a default that moves later cannot move
+    a published number unnoticed)."""
+    import inspect
+
+    from envgym.registration import spec
+    from envgym.registration import load_entry_point
+
+    cls = load_entry_point(spec(env_id).entry_point)
+    out: dict[str, Any] = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        for name, p in inspect.signature(init).parameters.items():
+            if p.kind is p.KEYWORD_ONLY and name not in out and p.default is not p.empty:
+                out[name] = p.default
+    out.update(kwargs)
+    return json.loads(json.dumps(out, default=str))
 
 
 def summarise(claim: Claim, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -176,20 +299,85 @@ def summarise(claim: Claim, records: list[dict[str, Any]]) -> dict[str, Any]:
             verdict = f"inconclusive (sampled tokens per step differ: ratio " \
                       f"{out['sampled_tokens_ratio']:.2f})"
     out["verdict"] = verdict
+    if claim.v3:
+        out["registered_mde"] = dict(claim.mde)
+        sd = [by[(claim.method.name, s)][claim.metric] - by[(claim.baseline.name, s)][claim.metric]
+              for s in seeds if (claim.method.name, s) in by and (claim.baseline.name, s) in by]
+        if len(sd) >= 2:
+            m = sum(sd) / len(sd)
+            spread = math.sqrt(sum((x - m) ** 2 for x in sd) / (len(sd) - 1))
+            out["observed_mde"] = mde(spread, len(sd))  # post hoc, from this run's spread
+        warm_key = f"warm.{claim.metric}"
+        warm = [by[(claim.baseline.name, s)][warm_key] for s in seeds
+                if (claim.baseline.name, s) in by and warm_key in by[(claim.baseline.name, s)]]
+        if warm:
+            out["warm_start"] = t_interval(warm)
+        commits = sorted({r.get("commit", "unknown") for r in records})
+        out["commits"] = commits
     return out
 
 
+RECORDS = Path(__file__).resolve().parent / "records"
+
+
+def _run_seed(claim: Claim, seed: int, steps: int | None, out: Path, smoke: bool,
+              jobs: int) -> list[dict[str, Any]]:
+    """Both arms of one seed: in turn, or side by side in two processes (`jobs=2`, one torch
+    thread each) after the shared warm start is made."""
+    arms = (claim.method, claim.baseline)
+    if jobs < 2:
+        return [run_arm(claim, arm, seed, steps, out, smoke) for arm in arms]
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    base = merge(claim.base(seed), SMOKE) if smoke else claim.base(seed)
+    if steps is not None:
+        base["steps"] = steps
+    _warm_start(base, out / f"seed{seed}")
+    if claim.v3:  # the warm start's evaluation once, before the arms race for its file
+        cfg = resolved(claim, claim.baseline, seed, str(out / f"seed{seed}" / "sft"),
+                       out / f"seed{seed}" / claim.baseline.name, steps, smoke)
+        _v3_fields(claim, cfg, str(out / f"seed{seed}" / "sft"), out / f"seed{seed}", smoke)
+    module = claim_module(claim)
+    with ProcessPoolExecutor(2, mp_context=mp.get_context("spawn")) as pool:
+        futures = [pool.submit(_arm_job, module, arm.name, seed, steps, str(out), smoke)
+                   for arm in arms]
+        return [f.result() for f in futures]
+
+
+def claim_module(claim: Claim) -> str:
+    return claim.name
+
+
+def _arm_job(module: str, arm_name: str, seed: int, steps: int | None, out: str,
+             smoke: bool) -> dict[str, Any]:
+    import importlib
+    import sys
+
+    import torch
+
+    torch.set_num_threads(1)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    claim = importlib.import_module(module).CLAIM
+    arm = next(a for a in (claim.method, claim.baseline) if a.name == arm_name)
+    return run_arm(claim, arm, seed, steps, Path(out), smoke)
+
+
 def run_claim(claim: Claim, seeds: tuple[int, ...], steps: int | None, out: Path,
-              log: Callable[[str], None] = print, smoke: bool = False) -> dict[str, Any]:
+              log: Callable[[str], None] = print, smoke: bool = False,
+              jobs: int = 1) -> dict[str, Any]:
     """Both arms for every seed, one JSON file per (arm, seed), then `summary.json`."""
     out.mkdir(parents=True, exist_ok=True)
+    if claim.v3:
+        check_fair(claim, seeds[0], steps, smoke)
     (out / "claim.json").write_text(json.dumps(describe(claim), indent=2))
     records = []
     for seed in seeds:
-        for arm in (claim.method, claim.baseline):
-            record = run_arm(claim, arm, seed, steps, out, smoke)
-            _write(out / f"{arm.name}_seed{seed}.json", record)
-            log(json.dumps(record))
+        for record in _run_seed(claim, seed, steps, out, smoke, jobs):
+            _write(out / f"{record['arm']}_seed{seed}.json", record)
+            if claim.v3 and not smoke:
+                _write(RECORDS / claim.name / f"{record['arm']}_seed{seed}.json", record)
+            log(json.dumps({k: v for k, v in record.items() if k != "config"}, default=float))
             records.append(record)
     summary = summarise(claim, records)
     _write(out / "summary.json", summary)
@@ -213,7 +401,8 @@ def describe(claim: Claim) -> dict[str, Any]:
             "metric": claim.metric, "lower_is_better": claim.lower_is_better,
             "method": claim.method.__dict__, "baseline": claim.baseline.__dict__,
             "seeds": list(claim.seeds), "budget_minutes": claim.budget_minutes,
-            "eval_episodes": claim.eval_episodes, "guards": claim.guards, "notes": claim.notes}
+            "eval_episodes": claim.eval_episodes, "guards": claim.guards, "notes": claim.notes,
+            "v3": claim.v3, "mde": claim.mde}
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
@@ -313,3 +502,37 @@ def benign_lookup_rate(_run_dir: Path, held_out: list) -> dict[str, float]:
               and t.outcome.get("kind") in ("benign", "sensitive")]
     rate = sum(bool(o.get("consulted")) for o in benign) / len(benign) if benign else math.nan
     return {"benign_lookup_rate": rate, "benign_prompts": float(len(benign))}
+
+
+def form_metrics(run_dir: Path | None, held_out: list) -> dict[str, float]:
+    """Metrics a tiny model can move where answer content is at chance (claims v3):
+    `finish_rate`, the share of held-out episodes that end with a well-formed answer (not
+    truncated, not a malformed answer or a give-up); `first_turn_valid`, the share whose first
+    turn parsed. With a run directory, also the sampled tokens per training step."""
+    done = [t for t in held_out if t.error is None]
+    out: dict[str, float] = {"held_out_episodes": float(len(done))}
+    if done:
+        out["finish_rate"] = sum(_finished(t) for t in done) / len(done)
+        out["first_turn_valid"] = sum(bool(t.turns) and not t.turns[0].info.get("parse_error")
+                                      for t in done) / len(done)
+    if run_dir is not None:
+        out.update(sampled_tokens(run_dir, held_out))
+    return out
+
+
+def _finished(traj: Any) -> bool:
+    o = traj.outcome or {}
+    if not traj.terminated or o.get("malformed") or o.get("gave_up"):
+        return False
+    return o.get("answer") is not None or bool(o.get("answered")) or "decision" in o
+
+
+def form_and_lookups(run_dir: Path | None, held_out: list) -> dict[str, float]:
+    return {**form_metrics(run_dir, held_out), **benign_lookup_rate(run_dir, held_out)}
+
+
+def form_and_ig(run_dir: Path | None, held_out: list) -> dict[str, float]:
+    out = form_metrics(run_dir, held_out)
+    if run_dir is not None:
+        out.update(tied_group_signal(run_dir, held_out))
+    return out
