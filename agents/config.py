@@ -37,7 +37,8 @@ class _Strict(BaseModel):
 
 class ModelConfig(_Strict):
     policy: str = "tiny"
-    """`tiny` (build the offline tiny model into the run dir), a local path or a Hub name."""
+    """`tiny` (build the offline tiny model into the run dir), `base` (the shipped pretrained
+    base model), a local path or a Hub name."""
     tiny_hidden_size: int = Field(192, ge=8)
     """Hidden width of the `tiny` model."""
     tiny_layers: int = Field(4, ge=1)

@@ -27,10 +27,14 @@ __all__ = ["LogprobModel", "TokenBatch", "attach_ig", "build_batch", "chunked_lo
 # ---- model ----------------------------------------------------------------------------------
 
 def load_model(cfg: ModelConfig, run_dir: Path, seed: int = 0) -> tuple[Any, Any, str]:
-    """(model, tokenizer, path) for `cfg.policy`; `tiny` builds the offline tiny model once."""
+    """(model, tokenizer, path) for `cfg.policy`; `tiny` builds the offline tiny model once,
+    `base` is the pretrained base model shipped in the package."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     path = cfg.policy
+    if path == "base":  # the pretrained base shipped with envgym (agents/base_model.py)
+        from envgym.agents.base_model import shipped_base_model
+        path = str(shipped_base_model())
     if path == "tiny":
         path = str(run_dir / "tiny-model")
         if not (Path(path) / "config.json").is_file():

@@ -122,7 +122,8 @@ def parse_calls(action: str, tool_names: Iterable[str]) -> list[dict[str, Any]]:
         except json.JSONDecodeError as e:
             raise ToolCallError(f"tool_call {i}: invalid JSON ({e.msg}).") from None
         if not isinstance(payload, dict) or not isinstance(payload.get("name"), str):
-            raise ToolCallError(f"tool_call {i}: expected {{\"name\": ..., \"arguments\": {{...}}}}.")
+            raise ToolCallError(f"tool_call {i}: expected a JSON object with `name` and "
+                                "`arguments`.")
         if payload["name"] not in names:
             raise ToolCallError(f"tool_call {i}: unknown tool {payload['name'][:80]!r}; available: "
                                 f"{', '.join(sorted(names)) or 'none'}.")
@@ -131,7 +132,8 @@ def parse_calls(action: str, tool_names: Iterable[str]) -> list[dict[str, Any]]:
             try:
                 args = json.loads(args)
             except json.JSONDecodeError:
-                raise ToolCallError(f"tool_call {i}: `arguments` is a string that is not JSON.") from None
+                raise ToolCallError(f"tool_call {i}: `arguments` is a string that is not "
+                                    "JSON.") from None
         if not isinstance(args, dict):
             raise ToolCallError(f"tool_call {i}: `arguments` must be a JSON object.")
         calls.append({"name": payload["name"], "arguments": args})

@@ -20,7 +20,17 @@ from typing import Any
 
 from envgym.integrations.imported import ImportedEnvError
 
-__all__ = ["McpConnection", "tool_schema"]
+from envgym.errors import InvalidConfig
+
+__all__ = ["McpConnection", "require_mcp", "tool_schema"]
+
+
+def require_mcp() -> None:
+    """The `mcp` extra, or an error that says how to get it."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise InvalidConfig("MCP needs the `mcp` package: pip install 'envgym[mcp]'") from None
 
 
 def tool_schema(tool: Any) -> dict[str, Any]:

@@ -26,12 +26,11 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from envgym.core import StepResult, TextEnv, state_digest, system, user
-from envgym.errors import InvalidConfig
 from envgym.integrations.imported import (
     ImportedEnvError,
     call_with_timeout,
@@ -39,8 +38,13 @@ from envgym.integrations.imported import (
     credit_support,
     parse_calls,
     render_tool_prompt,
+)
+from envgym.integrations.imported import (
     reward_range as parse_range,
 )
+
+from envgym.core import StepResult, TextEnv, state_digest, system, user
+from envgym.errors import InvalidConfig
 from envgym.tools import ToolCallError
 
 __all__ = ["McpTaskEnv", "VerifierContext", "load_callable", "load_tasks"]
@@ -116,8 +120,12 @@ class McpTaskEnv(TextEnv):
         super().__init__(max_turns=max_turns, max_invalid_actions=max_invalid_actions,
                          max_action_chars=max_action_chars)
         if tasks is None or verifier is None:
-            raise InvalidConfig("mcp:CMD_OR_URL needs tasks=FILE.jsonl and verifier=module:function "
-                                "(e.g. --env-arg tasks=tasks.jsonl --env-arg verifier=check.py:score)")
+            raise InvalidConfig("mcp:CMD_OR_URL needs tasks=FILE.jsonl and "
+                                "verifier=module:function (e.g. --env-arg tasks=tasks.jsonl "
+                                "--env-arg verifier=check.py:score)")
+        from envgym.integrations.mcp.connection import require_mcp
+
+        require_mcp()
         self.server, self.tasks_path, self.verifier_ref = server, str(tasks), verifier
         self.tasks = load_tasks(tasks)
         self.verifier = load_callable(verifier)
@@ -174,8 +182,8 @@ class McpTaskEnv(TextEnv):
         return StepResult(observation, {}, info={"tool_calls": calls})
 
     def _score(self, answer: str) -> StepResult:
-        ctx = VerifierContext(self.workdir, [*self._transcript, {"role": "assistant", "content": answer}],
-                              list(self._calls), self._call)
+        transcript = [*self._transcript, {"role": "assistant", "content": answer}]
+        ctx = VerifierContext(self.workdir, transcript, list(self._calls), self._call)
         got = call_with_timeout(lambda: self.verifier(dict(self._task), answer, ctx), self.timeout,
                                 f"verifier {self.verifier_ref!r}")
         source = f"verifier {self.verifier_ref!r}"
@@ -219,7 +227,9 @@ class McpTaskEnv(TextEnv):
     # ---- the server -------------------------------------------------------------------------
 
     def _connect(self) -> None:
-        from envgym.integrations.mcp.connection import McpConnection
+        from envgym.integrations.mcp.connection import McpConnection, require_mcp
+
+        require_mcp()
 
         self._conn = McpConnection(self.server, cwd=self.workdir, timeout=self.timeout,
                                    env={"ENVGYM_WORKDIR": str(self.workdir)})

@@ -4,6 +4,7 @@ id; the tasks and the verifier come as arguments (`tasks=`, `verifier=`)."""
 from __future__ import annotations
 
 from envgym.integrations.imported import ADVERSARIES
+
 from envgym.registration import EnvSpec
 
 __all__ = ["ID", "PREFIX", "resolve"]

@@ -101,8 +101,8 @@ def build_server(session: EnvSession) -> Any:
         try:
             text, structured = session.call(params.name, dict(params.arguments or {}))
         except Exception as e:  # noqa: BLE001 - a tool error is a result the client reads
-            return types.CallToolResult(content=[types.TextContent(type="text", text=f"{type(e).__name__}: {e}")],
-                                        is_error=True)
+            why = types.TextContent(type="text", text=f"{type(e).__name__}: {e}")
+            return types.CallToolResult(content=[why], is_error=True)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     structured_content=structured, is_error=False)
 
@@ -111,6 +111,9 @@ def build_server(session: EnvSession) -> Any:
 
 def serve_stdio(env_id: str, kwargs: dict[str, Any]) -> None:
     """Serve one session on stdin/stdout until the client leaves."""
+    from envgym.integrations.mcp.connection import require_mcp
+
+    require_mcp()
     import anyio
     from mcp.server.stdio import stdio_server
 

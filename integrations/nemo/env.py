@@ -27,8 +27,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from envgym.core import StepResult, TextEnv, state_digest, system
-from envgym.errors import InvalidConfig
 from envgym.integrations.imported import (
     ImportedEnvError,
     checked_reward,
@@ -37,6 +35,9 @@ from envgym.integrations.imported import (
     render_tool_prompt,
 )
 from envgym.integrations.imported import reward_range as parse_range
+
+from envgym.core import StepResult, TextEnv, state_digest, system
+from envgym.errors import InvalidConfig
 from envgym.tools import ToolCallError
 
 __all__ = ["NemoEnv", "load_rows"]
@@ -157,7 +158,8 @@ class NemoEnv(TextEnv):
         source = f"nemo server {self.url}"
         reward = checked_reward(reply["reward"], self.bounds, source)
         given = reply.get("reward_components") or {}
-        parts = {str(k): checked_reward(v, (-float("inf"), float("inf")), source, f"component {k!r}")
+        anything = (-float("inf"), float("inf"))  # the range bounds the sum, not the parts
+        parts = {str(k): checked_reward(v, anything, source, f"component {k!r}")
                  for k, v in given.items()} if isinstance(given, dict) else {}
         outcome = {"success": reward >= self.success_at - 1e-9, "score": reward}
         if not parts or abs(sum(parts.values()) - reward) > 1e-6:

@@ -4,6 +4,7 @@ server; the task rows come as `tasks=FILE.jsonl`."""
 from __future__ import annotations
 
 from envgym.integrations.imported import ADVERSARIES
+
 from envgym.registration import EnvSpec
 
 __all__ = ["ID", "PREFIX", "resolve"]

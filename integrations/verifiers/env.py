@@ -20,8 +20,6 @@ import asyncio
 import itertools
 from typing import Any
 
-from envgym.core import StepResult, TextEnv, system, user
-from envgym.errors import InvalidConfig
 from envgym.integrations.imported import (
     ImportedEnvError,
     call_with_timeout,
@@ -30,12 +28,19 @@ from envgym.integrations.imported import (
 )
 from envgym.integrations.imported import reward_range as parse_range
 
+from envgym.core import StepResult, TextEnv, system, user
+from envgym.errors import InvalidConfig
+
 __all__ = ["VerifiersEnv", "load_taskset", "score_reply"]
 
 
 def load_taskset(taskset_id: str, args: dict[str, Any]) -> Any:
     """verifiers' own loader for an installed taskset, with `args` in its config."""
-    import verifiers.v1 as vf
+    try:
+        import verifiers.v1 as vf
+    except ImportError:
+        raise InvalidConfig("verifiers:ID needs the `verifiers` package: "
+                            "pip install 'envgym[verifiers]'") from None
 
     try:
         config_type = vf.taskset_config_type(taskset_id)

@@ -4,6 +4,7 @@ taskset, by the module name verifiers itself loads it by."""
 from __future__ import annotations
 
 from envgym.integrations.imported import ADVERSARIES
+
 from envgym.registration import EnvSpec
 
 __all__ = ["ID", "PREFIX", "resolve"]

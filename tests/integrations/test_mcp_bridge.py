@@ -14,9 +14,10 @@ import pytest
 
 pytest.importorskip("mcp")
 
+from envgym.integrations.imported import ImportedEnvError  # noqa: E402
+
 from envgym.checker import check  # noqa: E402
 from envgym.errors import InvalidConfig  # noqa: E402
-from envgym.integrations.imported import ImportedEnvError  # noqa: E402
 from envgym.registration import make  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +43,8 @@ def test_tools_run_over_mcp_and_the_answer_is_verified():
             '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>')
         assert obs == [{"role": "tool", "name": "add", "content": "5"}] and not term
         obs, reward, term, _, info = env.step('<tool_call>{"name": "nope"}</tool_call>')
-        assert info["reward_components"] == {"format": -0.1} and "unknown tool" in info["parse_error"]
+        assert info["reward_components"] == {"format": -0.1}
+        assert "unknown tool" in info["parse_error"]
         obs, reward, term, _, info = env.step(_right_answer(env))
         assert term and reward == 1.0 and info["reward_components"] == {"correct": 1.0}
         assert info["outcome"]["success"]
@@ -130,7 +132,8 @@ def test_the_example_config_trains_two_steps(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     cfg = load_config(EXAMPLE / "train_tiny.toml", output_dir=str(tmp_path / "run"))
     train(cfg)
-    rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    lines = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
     trained = [r for r in rows if "loss" in r]
     assert [r["step"] for r in trained] == [1, 2] and all(r["errors"] == 0 for r in trained)
     assert all(math.isfinite(r["loss"]) for r in trained)

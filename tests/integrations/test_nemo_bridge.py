@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from envgym.integrations.imported import ImportedEnvError
 
 from envgym.checker import check
-from envgym.integrations.imported import ImportedEnvError
 from envgym.registration import make
 from tests.integrations.conftest import free_port
 
@@ -36,7 +36,8 @@ def _serve(app) -> str:
 
 @pytest.fixture(scope="module")
 def url() -> str:
-    spec = importlib.util.spec_from_file_location("nemo_example_server", EXAMPLE / "resources_server.py")
+    spec = importlib.util.spec_from_file_location("nemo_example_server",
+                                                  EXAMPLE / "resources_server.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return _serve(module.app)
@@ -66,7 +67,8 @@ def test_tools_are_post_routes_and_verify_gives_the_reward_and_components(url):
         obs, info = env.reset(seed=1)
         assert info["task_id"] == "arith-1" and '"name": "multiply"' in obs[0]["content"]
         a, b = (int(x) for x in obs[-1]["content"].rstrip("?").split()[-3::2])
-        obs, *_ = env.step(f'<tool_call>{{"name": "multiply", "arguments": {{"a": {a}, "b": {b}}}}}</tool_call>')
+        call = {"name": "multiply", "arguments": {"a": a, "b": b}}
+        obs, *_ = env.step(f"<tool_call>{json.dumps(call)}</tool_call>")
         assert json.loads(obs[0]["content"]) == {"result": a * b}
         obs, *_ = env.step('<tool_call>{"name": "add", "arguments": {"a": "x"}}</tool_call>')
         assert obs[0]["content"].startswith("Error: invalid arguments")

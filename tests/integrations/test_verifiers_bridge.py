@@ -14,9 +14,10 @@ import pytest
 
 pytest.importorskip("verifiers")
 
+from envgym.integrations.imported import ImportedEnvError  # noqa: E402
+
 from envgym.checker import check  # noqa: E402
 from envgym.errors import InvalidConfig  # noqa: E402
-from envgym.integrations.imported import ImportedEnvError  # noqa: E402
 from envgym.registration import make  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,7 +114,6 @@ def test_the_example_config_trains_two_steps(tmp_path, monkeypatch):
 
 def test_an_envgym_environment_loads_and_scores_as_a_verifiers_environment():
     import verifiers.v1 as vf
-
     from envgym.integrations.verifiers import load_environment
     from envgym.integrations.verifiers.export import EnvgymEnv, EnvgymTaskset
 
@@ -150,5 +150,6 @@ def test_an_envgym_environment_loads_and_scores_as_a_verifiers_environment():
                                        hash=task.hash),
                      agent=vf.AgentInfo(config=vf.AgentConfig()), nodes=nodes)
     asyncio.run(task.score(trace))
-    assert len(turns) >= 2 and {k: r.value for k, r in trace.rewards.items()} == pytest.approx(totals)
+    assert len(turns) >= 2
+    assert {k: r.value for k, r in trace.rewards.items()} == pytest.approx(totals)
     assert trace.reward == pytest.approx(sum(totals.values())) and trace.reward > 0
