@@ -30,7 +30,9 @@ import math
 import os
 import platform
 import shutil
+import signal
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -230,17 +232,34 @@ def pretrain(args: PretrainArgs, resume: bool = False) -> dict[str, Any]:
         opt.load_state_dict(opt_state)
     valid = make_batch(tokenizer, VALID_SEED, 0, 8, args.seq_len).to(device)
     state.interrupted = False
+    previous = _stop_on_sigterm()
     try:
         _loop(args, model, tokenizer, opt, state, valid)
     except KeyboardInterrupt:
         state.interrupted = True
         print("\ninterrupted: saving a checkpoint (resume with --resume)", file=sys.stderr)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     _save_checkpoint(out, args, model, tokenizer, opt, state)
     _export(out / "model", model, tokenizer)
     state.valid.append({"step": state.step, "loss": _valid_loss(model, valid, device)})
     report = _report(args, model, state, device)
     _write_json(out / "report.json", report)
     return report
+
+
+def _stop_on_sigterm() -> Any:
+    """SIGTERM (a scheduler's pre-emption, `kill`) stops like Ctrl-C: checkpoint, then exit.
+    Background jobs ignore SIGINT, so without this only the periodic checkpoint would
+    survive a kill. Returns the previous handler (None off the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, stop)
 
 
 def _loop(args: PretrainArgs, model: Any, tokenizer: Any, opt: Any, state: _State,

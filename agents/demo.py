@@ -50,12 +50,26 @@ DEMO_ENV_KWARGS = {"series_length": 512, "sketch_points": 8, "zoom_points": 8, "
                    "tool_format": "tag", "format_rules": "lenient"}
 
 
+# SFT settings per starting model: the random-init tiny model needs a high learning rate and
+# many epochs to emit turns at all; the pretrained base already writes tags, and that rate
+# would wash out what it learned in pretraining.
+SFT_BY_POLICY = {"tiny": {"epochs": 12, "lr": 5e-3}, "base": {"epochs": 4, "lr": 1e-3}}
+MODEL_BY_POLICY = {"tiny": {"policy": "tiny", "tiny_hidden_size": 96, "tiny_layers": 2},
+                   "base": {"policy": "base"}}
+
+
 def demo_config(out: Path, *, steps: int = 60, eval_episodes: int = 384,
-                sft_episodes: int = 192, sft_epochs: int = 12, seed: int = 0) -> dict[str, Any]:
-    """The demo's training config (also shipped as `agents/configs/demo_cpu.toml`)."""
+                sft_episodes: int = 192, sft_epochs: int | None = None, seed: int = 0,
+                policy: str = "base") -> dict[str, Any]:
+    """The demo's training config (also shipped as `agents/configs/demo_cpu.toml`).
+    `policy`: `base` (the shipped pretrained base, the default) or `tiny` (random init, fast)."""
+    if policy not in MODEL_BY_POLICY:
+        from envgym.errors import InvalidConfig
+        raise InvalidConfig(f"demo policy must be one of {sorted(MODEL_BY_POLICY)}, not {policy!r}")
+    sft = SFT_BY_POLICY[policy]
     return {
         "seed": seed, "output_dir": str(out / "rl"), "steps": steps, "checkpoint_every": 0,
-        "model": {"policy": "tiny", "tiny_hidden_size": 96, "tiny_layers": 2},
+        "model": dict(MODEL_BY_POLICY[policy]),
         "envs": [{"id": DEMO_ENV, "kwargs": DEMO_ENV_KWARGS, "train_seeds": [0, 100_000],
                   "eval_seeds": [1_000_000, 1_000_000 + eval_episodes]}],
         "rollout": {"group_size": 8, "tasks_per_step": 6, "max_turns": 4, "max_tokens": 40,
@@ -72,7 +86,7 @@ def demo_config(out: Path, *, steps: int = 60, eval_episodes: int = 384,
                 "kl_coef": 0.01, "kl_estimator": "k3"},
         "optim": {"lr": 4e-4, "max_grad_norm": 1.0, "schedule": "cosine"},
         "sft": {"scripted": {"oracle": 0.5, "random": 0.5}, "episodes": sft_episodes,
-                "epochs": sft_epochs, "batch_size": 16, "lr": 5e-3},
+                "epochs": sft_epochs or sft["epochs"], "batch_size": 16, "lr": sft["lr"]},
         "log": {"tensorboard": False, "progress": True},
     }
 
@@ -85,8 +99,8 @@ def _phase(t0: float, text: str) -> None:
 
 
 def demo(out: Path = Path("demo_out"), *, steps: int = 60, eval_episodes: int = 384,
-         sft_episodes: int = 192, sft_epochs: int = 12, threads: int = 1,
-         seed: int = 0) -> dict[str, Any]:
+         sft_episodes: int = 192, sft_epochs: int | None = None, threads: int = 1,
+         seed: int = 0, policy: str = "base") -> dict[str, Any]:
     """Run the demo; return the report (also written to `out/metrics.json`).
 
     One torch thread by default: the run was validated that way (295 s of CPU in all,
@@ -106,10 +120,12 @@ def demo(out: Path = Path("demo_out"), *, steps: int = 60, eval_episodes: int = 
     torch.manual_seed(seed)
     out.mkdir(parents=True, exist_ok=True)
     cfg = load_config(demo_config(out, steps=steps, eval_episodes=eval_episodes,
-                                  sft_episodes=sft_episodes, sft_epochs=sft_epochs, seed=seed))
+                                  sft_episodes=sft_episodes, sft_epochs=sft_epochs, seed=seed,
+                                  policy=policy))
     env = cfg.envs[0]
     t0 = time.perf_counter()
-    _phase(t0, f"1/5 building the offline tiny model in {out / 'tiny-model'}")
+    _phase(t0, f"1/5 loading the shipped base model" if policy == "base" else
+               f"1/5 building the offline tiny model in {out / 'tiny-model'}")
     model, tokenizer, path = load_model(cfg.model, out, cfg.seed)                 # 1
     policy = HFPolicy(path, model=model, tokenizer=tokenizer, seed=cfg.seed)
     n_params = sum(p.numel() for p in model.parameters())
@@ -150,7 +166,9 @@ def demo(out: Path = Path("demo_out"), *, steps: int = 60, eval_episodes: int = 
           f"{ci_before['mean']:.2f} [{ci_before['lo']:.2f}, {ci_before['hi']:.2f}] -> SFT+RL "
           f"{ci_after['mean']:.2f} [{ci_after['lo']:.2f}, {ci_after['hi']:.2f}]; paired gain "
           f"{gain['mean']:+.2f} [{gain['lo']:+.2f}, {gain['hi']:+.2f}]; success "
-          f"{report['success_sft']:.1%} -> {report['success_rl']:.1%}; "
+          f"{report['success_sft']:.1%} -> {report['success_rl']:.1%}; answered accuracy "
+          f"above chance {report['answered_sft']['above_chance']:+.1%} -> "
+          f"{report['answered_rl']['above_chance']:+.1%}; "
           f"{'improved' if report['improved'] else 'NOT improved'} (intervals "
           f"{'apart' if report['improved'] else 'overlap'})")
     return report
@@ -162,6 +180,18 @@ def paired_gain(before: list, after: list) -> dict[str, float]:
     first = {t.seed: t.total_reward for t in before if t.error is None}
     diffs = [t.total_reward - first[t.seed] for t in after if t.error is None and t.seed in first]
     return mean_ci(diffs)
+
+
+def answered(trajectories: list) -> dict[str, float]:
+    """Content, apart from form: the share of episodes that gave an answer, and among those
+    the accuracy above the task's chance rate (mean of score - chance; guessing sits at 0
+    whatever the mix of task types). A policy that only learns to answer more often moves
+    the first number, one that learns the task moves the second."""
+    done = [t.outcome for t in trajectories if t.error is None and t.outcome]
+    given = [o for o in done if o.get("answer") is not None and "chance" in o]
+    above = sum(o["score"] - o["chance"] for o in given) / len(given) if given else 0.0
+    return {"episodes": len(done), "answered": len(given),
+            "answered_rate": len(given) / len(done) if done else 0.0, "above_chance": above}
 
 
 def _report(out: Path, cfg: Any, demos: list, sft_losses: list[float], before: dict,
@@ -185,6 +215,7 @@ def _report(out: Path, cfg: Any, demos: list, sft_losses: list[float], before: d
         "reward_sft": ci_before, "reward_rl": ci_after,
         "success_sft": before[f"eval/{name}/success"],
         "success_rl": after[f"eval/{name}/success"],
+        "policy": cfg.model.policy,
         "improved": ci_after["lo"] > ci_before["hi"],
         "seed": cfg.seed,
         "greedy": {"reward_sft": mean_ci(greedy[0]["_rewards"]),
@@ -198,6 +229,9 @@ def _report(out: Path, cfg: Any, demos: list, sft_losses: list[float], before: d
     after_file = cfg.output_dir / f"eval_{name}_step{cfg.steps}.jsonl"
     final = list(read_trajectories(after_file))
     report["reward_gain_paired"] = paired_gain(first, final)
+    report["answered_sft"], report["answered_rl"] = answered(first), answered(final)
+    report["content_gain"] = (report["answered_rl"]["above_chance"]
+                              - report["answered_sft"]["above_chance"])
     _write_json(out / "metrics.json", report)
     last = {t.seed: t for t in final}
     pairs = [(t, last[t.seed]) for t in first if t.seed in last][:3]
@@ -207,10 +241,13 @@ def _report(out: Path, cfg: Any, demos: list, sft_losses: list[float], before: d
                ("greedy success rate", f"{report['greedy']['success_sft']:.0%}",
                 f"{report['greedy']['success_rl']:.0%}"),
                ("paired reward gain, 95% CI", "", fmt(report["reward_gain_paired"])),
+               ("answered accuracy above chance",
+                f"{report['answered_sft']['above_chance']:+.1%}",
+                f"{report['answered_rl']['above_chance']:+.1%}"),
                ("episodes", str(ci_before["n"]), str(ci_after["n"]))]
     html_report(out / "report.html", title=f"envgym demo: {env.id}", summary=summary, png=png,
                 episodes=pairs, notes=(
-                    f"Tiny model, SFT on {len(demos)} noisy scripted episodes, then {cfg.steps} "
+                    f"{'Base' if cfg.model.policy == 'base' else 'Tiny'} model, SFT on {len(demos)} noisy scripted episodes, then {cfg.steps} "
                     f"RL steps; held-out tasks (seeds {env.eval_seeds[0]}..), sampled at "
                     f"temperature {cfg.rollout.eval_temperature}. Improved (intervals apart): "
                     f"{report['improved']}. {t_total:.0f} s in all, SFT {t_sft:.0f} s."))

@@ -62,6 +62,8 @@ def sft(config: Path = typer.Argument(..., help="training config (TOML) with an 
 def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="report directory"),
          threads: int = typer.Option(1, "--threads", min=1, help="torch threads"),
          seed: int = typer.Option(0, "--seed", help="model init, demonstrations, sampling"),
+         policy: str = typer.Option("base", "--policy",
+                                    help="base (shipped pretrained) or tiny (random init)"),
          require_improvement: bool = typer.Option(
              False, "--require-improvement",
              help="exit 1 when the held-out intervals overlap")) -> None:
@@ -71,6 +73,6 @@ def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="report direct
     `&& envgym demo` must not read a completed run as a failed set-up."""
     from envgym.agents.demo import demo as run
 
-    report = run(out, threads=threads, seed=seed)
+    report = run(out, threads=threads, seed=seed, policy=policy)
     if require_improvement and not report["improved"]:
         raise typer.Exit(1)

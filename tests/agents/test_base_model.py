@@ -86,6 +86,25 @@ def test_ctrl_c_then_resume_matches_an_uninterrupted_run(tmp_path, monkeypatch):
     assert a["state"]["tokens"] == b["state"]["tokens"]
 
 
+def test_sigterm_stops_like_ctrl_c(tmp_path, monkeypatch):
+    import os
+    import signal
+    real, calls = bm.make_batch, []
+
+    def term(*args, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(bm, "make_batch", term)
+    before = signal.getsignal(signal.SIGTERM)
+    report = bm.pretrain(_args(tmp_path, steps=10))
+    assert report["interrupted"] and report["steps"] < 10
+    assert (tmp_path / "run/checkpoint/trainer_state.pt").is_file()
+    assert signal.getsignal(signal.SIGTERM) == before  # restored
+
+
 def test_a_save_cut_between_renames_still_resumes(tmp_path):
     bm.pretrain(_args(tmp_path, steps=2))
     out = tmp_path / "run"

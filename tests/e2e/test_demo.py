@@ -43,6 +43,8 @@ def test_reduced_demo_writes_the_report_and_logs_plain_progress(tmp_path, capsys
     saved = json.loads((tmp_path / "metrics.json").read_text())
     assert saved["reward_sft"]["n"] == 6 and saved["rl_steps"] == 2
     assert saved["eval_seeds"][0] >= 100_000  # held out: outside the training seed range
+    assert saved["policy"] == "base"  # the shipped pretrained base is the default
+    assert saved["answered_sft"]["episodes"] == 6 and "above_chance" in saved["answered_rl"]
     captured = capsys.readouterr()
     last = captured.out.strip().splitlines()[-1]
     assert last.startswith("held-out reward (6 episodes, 95% CI): SFT ") and "-> SFT+RL" in last
@@ -58,7 +60,7 @@ def test_reduced_demo_writes_the_report_and_logs_plain_progress(tmp_path, capsys
 
 
 def test_html_report_is_self_contained(tmp_path):
-    demo(tmp_path, steps=1, eval_episodes=4, sft_episodes=4, sft_epochs=1)
+    demo(tmp_path, steps=1, eval_episodes=4, sft_episodes=4, sft_epochs=1, policy="tiny")
     page = (tmp_path / "report.html").read_text()
     assert page.startswith("<!doctype html>") and "data:image/png;base64," in page
     assert not re.search(r"""(src|href)=["'](https?:|//)""", page)  # opens offline
@@ -77,13 +79,37 @@ def test_full_demo_improves_with_non_overlapping_intervals(tmp_path):
     assert report["seconds"]["total"] < 360
 
 
+def test_answered_accuracy_above_chance_ignores_unanswered_episodes():
+    """Content apart from form: 2 answered (one right at chance 0.25, one wrong at chance
+    0.5) and 2 unanswered give (0.75 - 0.5) / 2 over the answered, not over all four."""
+    from envgym.agents.demo import answered
+    from envgym.trajectory import Trajectory
+
+    def traj(answer, score, chance):
+        return Trajectory(env_id="x", seed=0, outcome={"answer": answer, "score": score,
+                                                       "chance": chance})
+
+    got = answered([traj("A", 1.0, 0.25), traj("B", 0.0, 0.5), traj(None, 0.0, 0.25),
+                    traj(None, 0.0, 0.5)])
+    assert got["answered"] == 2 and got["answered_rate"] == 0.5
+    assert got["above_chance"] == pytest.approx(0.125)
+    assert answered([traj(None, 0.0, 0.25)])["above_chance"] == 0.0
+
+
+def test_demo_refuses_an_unknown_policy(tmp_path):
+    from envgym.agents.demo import demo_config
+    from envgym.errors import InvalidConfig
+    with pytest.raises(InvalidConfig, match="base"):
+        demo_config(tmp_path, policy="huge")
+
+
 def _numbers(report: dict) -> dict:
     """Everything the report measured, without wall-clock and CPU seconds."""
     return {k: v for k, v in report.items() if k != "seconds"}
 
 
 def test_same_seed_gives_the_same_report(tmp_path):
-    kwargs = dict(steps=2, eval_episodes=6, sft_episodes=12, sft_epochs=1)
+    kwargs = dict(steps=2, eval_episodes=6, sft_episodes=12, sft_epochs=1, policy="tiny")
     first = demo(tmp_path / "a", seed=5, **kwargs)
     again = demo(tmp_path / "b", seed=5, **kwargs)
     a = json.loads((tmp_path / "a" / "metrics.json").read_text())
