@@ -121,3 +121,72 @@ def test_lower_is_better_verdict_reads_the_right_end_of_the_interval():
     assert summarise(claim, rows([-0.2, 0.0, 0.2]))["verdict"].startswith("inconclusive")
     assert summarise(claim, rows([-0.21, -0.2, -0.19]))["verdict"] == "reproduced"
     assert summarise(claim, rows([0.19, 0.2, 0.21]))["verdict"] == "reversed"
+
+
+def _claims_path():
+    import sys
+
+    if str(RUNNER.parent) not in sys.path:
+        sys.path.insert(0, str(RUNNER.parent))
+
+
+def test_v3_records_carry_provenance_pinned_kwargs_and_the_warm_start(tmp_path):
+    """Claims v3 (issue 37): commit, resolved config, every env kwarg and the warm start's own
+    evaluation in every record; smoke records never reach bench/claims/records/."""
+    _claims_path()
+    from common import RECORDS
+
+    before = set(RECORDS.rglob("*_seed7.json")) if RECORDS.exists() else set()
+    _runner().main(["--claim", "turn_credit_v3", "--seeds", "7", "--smoke", "--jobs", "2",
+                    "--out", str(tmp_path)])
+    records = [json.loads(p.read_text()) for p in tmp_path.glob("*_seed7.json")]
+    assert {r["arm"] for r in records} == {"mt_grpo", "grpo"}
+    for rec in records:
+        assert len(rec["commit"]) == 40 and isinstance(rec["dirty_files"], list)
+        assert rec["config"]["envs"][0]["kwargs"]["format_rules"] == "artist"
+        pinned = rec["env_kwargs_eval"]
+        for key in ("series_length", "zoom_points", "point_cost", "exploration_bonus",
+                    "first_seg_trials", "max_zoom_span", "format_rules", "max_turns"):
+            assert key in pinned, key
+        assert rec["episodes_per_step"] == rec["config"]["rollout"]["tasks_per_step"] * \
+            rec["config"]["rollout"]["group_size"]
+        assert 0 <= rec["first_turn_valid"] <= 1 and 0 <= rec["finish_rate"] <= 1
+        assert "warm.first_turn_valid" in rec and "warm.success_rate" in rec
+    warm = {(r["warm.first_turn_valid"], r["warm.success_rate"]) for r in records}
+    assert len(warm) == 1  # one warm start per seed, evaluated once, in both arms' records
+    assert set(RECORDS.rglob("*_seed7.json")) == before if RECORDS.exists() else True
+
+
+def test_v3_runner_refuses_arms_with_unequal_episodes_per_step():
+    _claims_path()
+    import pytest
+    from common import Arm, Claim, check_fair
+    from turn_credit_v3 import base
+
+    claim = Claim(name="x", paper="", hypothesis="", metric="m", base=base,
+                  method=Arm("a", {"rollout": {"group_size": 4}}), baseline=Arm("b", {}),
+                  seeds=(1,), budget_minutes=1, eval_episodes=1, v3=True)
+    with pytest.raises(SystemExit, match="different episodes per step"):
+        check_fair(claim, 1)
+    same = Claim(name="x", paper="", hypothesis="", metric="m", base=base,
+                 method=Arm("a", {"credit": ["turn"]}), baseline=Arm("b", {}),
+                 seeds=(1,), budget_minutes=1, eval_episodes=1, v3=True)
+    assert check_fair(same, 1) == 48
+
+
+def test_v3_registered_mde_follows_from_the_stated_noise():
+    _claims_path()
+    import importlib
+
+    from common import mde, paired_sd
+    from scipy import stats
+
+    sd = paired_sd(384, 0.5, 0.042)
+    assert math.isclose(sd, math.sqrt(2 * 0.25 / 384 + 0.042 ** 2))
+    expected = (stats.t.ppf(0.975, 4) + stats.t.ppf(0.8, 4)) * sd / math.sqrt(5)
+    assert math.isclose(mde(sd, 5), expected)
+    for name in ("turn_credit_v3", "artist_v3", "ig_search_v3", "ifpo_v3"):
+        claim = importlib.import_module(name).CLAIM
+        assert claim.v3 and len(claim.seeds) >= 5 and claim.metric in claim.mde
+        assert claim.eval_episodes >= 384
+        assert 0 < claim.mde[claim.metric] < 0.2
