@@ -5,9 +5,12 @@ and then the checks that matter for training LLM agents: the same seed gives the
 the same observations for the same actions; at least 50 malformed actions never raise and the
 episode still ends in bounded time; `fork()` copies are independent; `close()` is idempotent;
 every reward equals the sum of its components and `info` carries the documented keys.
-Finally it runs the environment's grader fixtures (`envgym.graders`) and plays every
+Finally it runs the environment's grader fixtures (`envgym.graders`), plays every
 registered `hack_*` policy (`envgym.hacks`) on at least 100 episodes, failing when one beats
-the ceiling it declares against an honest baseline.
+the ceiling it declares against an honest baseline, and plays the generic adversaries
+(`envgym.adversaries`: invisible characters, re-encodings, glued and hedged candidates,
+reasoning salad), failing when one beats the baseline it wraps. `envgym check --mutants`
+(`envgym.mutation`) checks that the grader fixtures pin every grader rule.
 
 `check_config` attacks what people train with: for each `[[envs]]` entry of a training config
 it runs the checks under the entry's `kwargs` (on its training seeds) and again under `kwargs`
@@ -38,6 +41,7 @@ __all__ = ["CHECK_NAMES", "CheckReport", "ConfigVariant", "check", "check_config
 
 MAX_EPISODE_STEPS = 200  # junk must end an episode well before this
 HACK_EPISODES = 100  # each hack and its baseline play this many seeds
+ADVERSARY_EPISODES = 20  # each generic adversary (envgym.adversaries) and its baseline
 
 
 @dataclass
@@ -82,7 +86,8 @@ def malformed_actions(tool_names: list[str] = ()) -> list[str]:
 
 def check(target: str | TextEnv | MultiAgentTextEnv, seed: int = 0, *,
           hack_episodes: int = HACK_EPISODES, only: Sequence[str] | None = None,
-          label: str | None = None, **env_kwargs: Any) -> CheckReport:
+          label: str | None = None, adversary_episodes: int = ADVERSARY_EPISODES,
+          **env_kwargs: Any) -> CheckReport:
     """Run every check (or the ones named in `only`, see `CHECK_NAMES`); returns a report
     instead of raising. `label` names the report (default: the environment id)."""
     env_id = target if isinstance(target, str) else type(target).__name__
@@ -102,6 +107,8 @@ def check(target: str | TextEnv | MultiAgentTextEnv, seed: int = 0, *,
     if isinstance(target, str):
         checks.append(("graders", lambda f, s: _graders(target, env_kwargs)))
         checks.append(("hacks", lambda f, s: _hacks(target, s, hack_episodes, env_kwargs)))
+        checks.append(("adversaries", lambda f, s: _adversaries(target, s, adversary_episodes,
+                                                                env_kwargs)))
     if only is not None:
         checks = [(n, fn) for n, fn in checks if n in only or (multi and _ALIASES.get(n) in only)]
     for name, fn in checks:
@@ -249,6 +256,18 @@ def _hacks(env_id: str, seed: int, episodes: int, env_kwargs: dict[str, Any]) ->
     return f"{len(results)} hacks stay under their ceilings over {episodes} episodes"
 
 
+def _adversaries(env_id: str, seed: int, episodes: int, env_kwargs: dict[str, Any]) -> str:
+    """No generic adversary (`envgym.adversaries`) beats the honest baseline it wraps."""
+    from envgym.adversaries import run_adversaries
+
+    results = run_adversaries(env_id, episodes=episodes, seed=seed, env_kwargs=env_kwargs)
+    if not results:
+        return "WARNING: no heuristic or oracle baseline registered; no generic adversary ran"
+    beaten = [r.render() for r in results if not r.ok]
+    assert not beaten, "; ".join(beaten)
+    return f"{len(results)} generic adversaries do not beat {results[0].baseline} over {episodes} episodes"
+
+
 def _graders(env_id: str, env_kwargs: dict[str, Any]) -> str:
     """The grader reaches every labelled judgement of the environment's fixtures."""
     from envgym.graders import run_fixtures
@@ -321,7 +340,7 @@ _MULTI_CHECKS = [("pettingzoo", _parallel_api), ("determinism", _multi_determini
                  ("fuzz", _multi_fuzz), ("fork", _multi_fork), ("close", _close)]
 _ALIASES = {"pettingzoo": "gymnasium"}  # `only=["gymnasium"]` means the API test either way
 CHECK_NAMES = ("gymnasium", "pettingzoo", "determinism", "fuzz", "fork", "close", "graders",
-               "hacks")
+               "hacks", "adversaries")
 
 
 # ---- training configs ---------------------------------------------------------------------------
@@ -368,8 +387,9 @@ def config_variants(path: str | Path, env_id: str | None = None) -> list[ConfigV
 
 
 def check_config(path: str | Path, env_id: str | None = None, *,
-                 hack_episodes: int = HACK_EPISODES, only: Sequence[str] | None = None
-                 ) -> list[CheckReport]:
+                 hack_episodes: int = HACK_EPISODES, only: Sequence[str] | None = None,
+                 adversary_episodes: int = ADVERSARY_EPISODES) -> list[CheckReport]:
     """`check` for every environment variant of a training config (see `config_variants`)."""
     return [check(v.env_id, v.seed, hack_episodes=hack_episodes, only=only,
-                  label=v.label(str(path)), **v.kwargs) for v in config_variants(path, env_id)]
+                  label=v.label(str(path)), adversary_episodes=adversary_episodes, **v.kwargs)
+            for v in config_variants(path, env_id)]

@@ -87,10 +87,12 @@ def check(
                          "gives the environment, training kwargs and with eval_kwargs applied")] = None,
     only: Annotated[Optional[list[str]], typer.Option(
         "--only", help="run only these checks (repeatable): gymnasium, determinism, fuzz, fork, "
-                       "close, graders, hacks")] = None,
+                       "close, graders, hacks, adversaries")] = None,
     list_hacks: Annotated[bool, typer.Option("--list-hacks", help="only play the hack_* policies, "
                                              "one line each with its result")] = False,
     hack_episodes: Annotated[int, typer.Option(min=1, help="episodes per hack")] = 100,
+    adversary_episodes: Annotated[int, typer.Option(min=1, help="episodes per generic "
+                                                    "adversary")] = 20,
     mutants: Annotated[bool, typer.Option("--mutants", help="perturb each grader rule in turn "
                                           "and require a grader fixture to notice; prints the "
                                           "mutation score and every surviving mutant")] = False,
@@ -120,13 +122,14 @@ def check(
         raise typer.Exit(0 if results and all(r.ok for r in results) else 1)
     if config is not None:
         try:
-            reports = check_config(config, env_id, hack_episodes=hack_episodes, only=only)
+            reports = check_config(config, env_id, hack_episodes=hack_episodes, only=only,
+                                   adversary_episodes=adversary_episodes)
         except InvalidConfig as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2) from None
     else:
         reports = [run_check(env_id, hack_episodes=hack_episodes, only=only,
-                             **parse_env_args(env_arg))]
+                             adversary_episodes=adversary_episodes, **parse_env_args(env_arg))]
     for report in reports:
         print(report.render())
     raise typer.Exit(0 if all(r.ok for r in reports) else 1)
