@@ -47,7 +47,7 @@ from envgym.environments.psych.bank import ReasoningBank, build_bank
 from envgym.environments.psych.cases import Case, generate_cases
 from envgym.environments.psych.encoder import Encoder, get_encoder, similarities
 from envgym.environments.psych.intents import IntentMatcher, extract_evidence
-from envgym.environments.psych.judge import RuleJudge
+from envgym.environments.psych.judge import make_judge
 from envgym.environments.psych.knowledge import FIELDS, classify, symptoms
 from envgym.environments.psych.knowledge import four_way as knowledge_four_way
 from envgym.environments.psych.protocol import (Diagnosis, is_diagnosis, is_unsafe,
@@ -84,7 +84,7 @@ class ConsultEnv(TextEnv):
                  label_space: str = "four_way", adaptive: bool = False,
                  simulator: str | Callable[[Case, str | None], Any] = "rule",
                  simulator_url: str | None = None, simulator_model: str = "patient",
-                 judge: Judge | None = None, encoder: str | Encoder = "auto", budget: int = 10,
+                 judge: Judge | str | None = None, encoder: str | Encoder = "auto", budget: int = 10,
                  stage_one: bool = True, info_gain: str = "count", evidence: str = "disclosures",
                  weights: dict[str, float] | None = None, max_invalid_actions: int = 3,
                  render_mode: str | None = None):
@@ -114,11 +114,19 @@ class ConsultEnv(TextEnv):
         self.weights = {**WEIGHTS, **(weights or {})}
         self.encoder = get_encoder(encoder)
         self.matcher, self.bank, self.posterior = _shared_state(self.cases, case_seed, self.encoder)
-        self.judge: Judge = judge or RuleJudge()
+        self.judge: Judge = make_judge(judge)  # None/"rule", "http://HOST:PORT/v1#MODEL", a Judge
         self.case: Case | None = None
         self.sim: Any = None
 
     # ---- reset ------------------------------------------------------------------------------
+
+    @classmethod
+    def task_ids(cls, kwargs: dict[str, Any]) -> list[str] | None:
+        """The ordered pool `seed % N` picks from, for config validation's overlap check."""
+        cases = _load(kwargs.get("dataset"), kwargs.get("dataset_format", "auto"),
+                      kwargs.get("n_cases", 400), kwargs.get("case_seed", 0))
+        split = kwargs.get("split", "test")
+        return [c.id for c in cases if split == "all" or c.split == split]
 
     def pool(self, split: str | None = None) -> list[Case]:
         split = split or self.split

@@ -66,6 +66,23 @@ def _decision(item: dict[str, Any]) -> int:
     return int(RULES.on("question_related") and bool(targets))
 
 
+def make_judge(spec: Any) -> Any:
+    """A judge from a config value: None or `"rule"` (the offline `RuleJudge`), an
+    OpenAI-compatible `"http://HOST:PORT/v1#MODEL"` (e.g. `envgym serve-policy`), or a
+    judge object."""
+    if spec is None or spec == "rule":
+        return RuleJudge()
+    if isinstance(spec, str):
+        url, _, model = spec.partition("#")
+        if not url.startswith(("http://", "https://")) or not model:
+            from envgym.errors import InvalidConfig
+
+            raise InvalidConfig(f"judge must be 'rule' or 'http://HOST:PORT/v1#MODEL' (MODEL as "
+                                f"GET URL/models names it), not {spec!r}.")
+        return HttpJudge(url, model)
+    return spec
+
+
 class HttpJudge:
     """An LLM judge behind an OpenAI-compatible endpoint; replies must contain `Score: N`."""
 
