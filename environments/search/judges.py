@@ -3,7 +3,9 @@
 SLATE scores each step on a ternary scale {-1, 0, +1} for thinking, query and answer
 (methods §2.3). Two `Judge`s implement the rubrics: `HTTPJudge` asks an OpenAI-compatible
 model at temperature 0 with SLATE's rubric structure and `<score>` parsing; `RuleJudge` is a
-deterministic offline stand-in that uses privileged task data (gold passages, gold answers).
+deterministic offline stand-in that pays only what the environment's own data verifies (gold
+passage ids, gold answers, the world's entity set); what it cannot verify pays 0 and is the
+HTTP judge's to grade. Every rule is a row of `rules.RULES`.
 """
 
 from __future__ import annotations
