@@ -264,10 +264,11 @@ class LogprobModel(torch.nn.Module):
                        select: torch.Tensor, logits: bool) -> torch.Tensor:
         """The rows (hidden states, or logits) that predict the `select`ed tokens, from one
         padding-free forward over the batch's sequences packed end to end."""
-        from envgym.agents.packing import pack_rows, packed_forward_kwargs, use_packed_attention
+        from envgym.agents.packing import (PACKED_ATTENTION, pack_rows, packed_forward_kwargs,
+                                           use_packed_attention)
 
         impl = use_packed_attention(unwrap(self.module))
-        packed = pack_rows(input_ids, attention_mask)
+        packed = pack_rows(input_ids, attention_mask, share_prefixes=impl == PACKED_ATTENTION)
         out = body(**packed_forward_kwargs(packed, impl))
         rows = (out.logits if logits else out.last_hidden_state)[0]
         # token t of a row is predicted at its own position t - 1, one place before it

@@ -69,6 +69,21 @@ def test_pack_rows_lays_real_tokens_end_to_end_with_positions_reset():
     assert p.index.tolist() == [[0, 1, 2, -1], [-1, -1, 3, 4], [-1, -1, -1, -1]]
 
 
+def test_rows_store_only_what_follows_a_prefix_shared_with_an_earlier_row():
+    head = list(range(1, 21))  # 20 tokens: above MIN_SHARED
+    rows = [head + [30, 31], head + [40], head[:10] + [50], head + [30, 31, 32]]
+    width = max(map(len, rows)) + 1
+    ids = torch.tensor([r + [0] * (width - len(r)) for r in rows])
+    mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])
+    p = pack_rows(ids, mask, share_prefixes=True)
+    # row 0 whole (22), row 1 its tail (1), row 2 whole (11: 10 shared < 16), row 3 (1)
+    assert p.input_ids.tolist() == [head + [30, 31] + [40] + head[:10] + [50] + [32]]
+    assert p.segments == [(0, 22, 0, 0), (22, 23, 0, 20), (23, 34, 0, 0), (34, 35, 0, 22)]
+    assert p.position_ids[0, 22].item() == 20 and p.position_ids[0, 34].item() == 22
+    assert p.index[1, :21].tolist() == list(range(20)) + [22]
+    assert p.index[3, :23].tolist() == list(range(22)) + [34]
+
+
 def test_sdpa_models_switch_to_the_packed_attention_and_generate_as_before(tiny, trajs):
     model = copy.deepcopy(tiny.model)
     batch = build_batch(trajs[:2], pad_id=0)
@@ -87,6 +102,9 @@ def test_packed_logprobs_equal_padded_ones(tiny, trajs, impl):
     pk, pk_ent = token_logprobs(model, batch, with_entropy=True, at_loss_only=False, packed=True)
     real = batch.attention_mask.bool()
     assert float(real.sum()) > 0 and not torch.equal(real, torch.ones_like(real))
+    if impl == "sdpa":  # the group members' prompts are stored once
+        assert pack_rows(batch.input_ids, batch.attention_mask, True).input_ids.shape[1] \
+            < int(real.sum()) - 100
     torch.testing.assert_close(pk, pad, atol=1e-5, rtol=0)
     torch.testing.assert_close(pk_ent, pad_ent, atol=1e-5, rtol=0)
     # a packed row that attended across its neighbour would differ by far more than this
