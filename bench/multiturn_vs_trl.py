@@ -19,13 +19,21 @@ renders for the `add` schema, tool results are `<|im_start|>user\\n<tool_respons
 A random tiny model never writes a tool call, so the tiny Qwen2 (fresh weights) is first
 warm-started by a short supervised pass on scripted episodes (`--tiny DIR` caches it).
 
+Same tool-failure semantics on both sides, so that turns per episode match: envgym's
+environment runs the calls the way TRL's loop does (every `<tool_call>` JSON block of a turn
+is called; an unknown tool, bad arguments or a fifth call answer `{'error': ...}` and the
+episode goes on; a turn without a parseable call ends it; after 4 tool rounds the next
+generation is the last). Both sides' turns (generations) per episode are reported.
+
 Same on both sides: 4 tasks x 4 samples a step, 32 sampled tokens a turn (TRL:
 `generation_kwargs.max_new_tokens`; its whole-completion budget is set high enough never to
 cut), temperature 1, AdamW lr 1e-4, no KL, one optimiser step per generation, PPO clip
 0.2 / 0.28, token-mean loss (TRL `dapo`). Runs alternate A B A B in one process; the first
 `--warmup` steps of each run are left out. Reported per side: median step time, generation /
-update split, sampled tokens per step and per second, tool calls per episode; then
-`ratio_tokens_per_s` (envgym over TRL). Needs the `trl` extra.
+update split in wall and CPU seconds (`bench/trl_timing.py`), sampled tokens per step and
+per second, turns and tool calls per episode; then the ratios, envgym over TRL at equal
+episodes (16 a step on both sides). The goal (issue 41) is 2x. `--max-tokens-per-microbatch
+0` runs envgym's update padded. Needs the `trl` extra (`pip install -e '.[trl]'`).
 """
 
 from __future__ import annotations
@@ -34,10 +42,8 @@ import argparse
 import contextlib
 import json
 import re
-import statistics
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
@@ -46,6 +52,9 @@ import torch
 
 import envgym
 from envgym.core import StepResult, TextEnv, system, user
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from trl_timing import envgym_clock, ratios, summary, trl_clock  # noqa: E402
 
 ENV_ID = "bench/AddTool-v0"
 PROMPTS, GROUP, MAX_TOKENS, LR = 4, 4, 32, 1e-4
@@ -126,34 +135,53 @@ def tools_system() -> str:
 SYSTEM = None  # filled by main() (needs TRL's template)
 
 
+EXECUTED = [0]  # tool calls envgym's environments ran (read and reset once a step)
+
+
 class AddToolEnv(TextEnv):
-    """envgym's side: the same task, tool and grader; a turn without a valid call ends it."""
+    """envgym's side: the same task, the same tool object and grader, and TRL's loop rules."""
 
     def __init__(self, max_turns: int = CALLS + 1):
         super().__init__(max_turns=max_turns)
 
     def _reset(self, seed, options):
-        self.task_id, self.ledger = f"add-{seed}", Ledger(seed)
+        self.task_id, self.tool, self.rounds = f"add-{seed}", AddToolTRL(), 0
+        self.tool.reset(seed=seed)
         return [system(SYSTEM or tools_system()), user(task_text(seed))], {}
 
     def _step(self, action):
-        call = parse_call(action)
-        if call is None or self.ledger.calls >= CALLS:  # TRL: no tool call / loop limit: done
-            return StepResult([], {"correct_calls": self.ledger.reward()}, terminated=True)
-        result = self.ledger.add(*call)
-        return StepResult([user(f"<tool_response>\n{result}\n</tool_response>")],
-                          {"correct_calls": 0.0}, terminated=False)
+        calls = parse_calls(action)
+        if not calls or self.rounds >= CALLS:  # TRL: no tool call / iteration cap: done
+            return StepResult([], {"correct_calls": self.tool.get_reward()}, terminated=True)
+        self.rounds += 1
+        EXECUTED[0] += len(calls)
+        results = "\n".join(f"<tool_response>\n{call_tool(self.tool, c)}\n</tool_response>"
+                            for c in calls)
+        return StepResult([user(results)], {"correct_calls": 0.0}, terminated=False)
 
 
-def parse_call(text: str) -> tuple[int, int] | None:
-    """(a, b) of an `add` call in `text`, or None (malformed, other tool, non-integers)."""
-    match = _CALL.search(text)
+def parse_calls(text: str) -> list[dict]:
+    """Every `<tool_call>` block of `text` whose JSON is a call (`name`, `arguments`)."""
+    calls = []
+    for block in _CALL.findall(text):
+        try:
+            call = json.loads(block)
+        except ValueError:
+            continue
+        if isinstance(call, dict) and "name" in call and isinstance(call.get("arguments"), dict):
+            calls.append(call)
+    return calls
+
+
+def call_tool(tool: AddToolTRL, call: dict) -> str:
+    """What TRL's loop answers a call with: the result, or `{'error': message}`."""
     try:
-        call = json.loads(match.group(1)) if match else None
-        args = call["arguments"] if call and call.get("name") == "add" else None
-        return (int(args["a"]), int(args["b"])) if isinstance(args, dict) else None
-    except (ValueError, KeyError, TypeError):
-        return None
+        if call["name"] != "add":
+            raise ValueError(f"Tool {call['name']} not found.")
+        result = tool.add(**call["arguments"])
+    except Exception as e:  # noqa: BLE001 - as TRL: any failure becomes the tool's answer
+        result = {"error": str(e)}
+    return str(result)
 
 
 if ENV_ID not in envgym.registry():
@@ -259,8 +287,8 @@ def warm_start(model_dir: Path, steps: int = 160, batch: int = 8) -> None:
 
 # ---------------------------------------------------------------- the two sides
 
-def envgym_run(model_dir: Path, steps: int, seed: int) -> list[dict[str, float]]:
-    """Per step: seconds, rollout seconds, sampled tokens, tool calls per episode."""
+def envgym_run(model_dir: Path, steps: int, seed: int, budget: int) -> list[dict[str, float]]:
+    """Per step: wall and CPU seconds, rollout seconds, sampled tokens, turns per episode."""
     from envgym.agents.config import load_config
     from envgym.agents.trainer import train
 
@@ -272,19 +300,28 @@ def envgym_run(model_dir: Path, steps: int, seed: int) -> list[dict[str, float]]
                   "eval_seeds": [100_000, 100_001]}],
         "rollout": {"group_size": GROUP, "tasks_per_step": PROMPTS, "max_turns": CALLS + 1,
                     "max_tokens": MAX_TOKENS, "temperature": 1.0, "eval_episodes": 1},
-        "optim": {"lr": LR}, "ppo": {"kl_coef": 0.0, "loss_agg": "token_mean"},
+        "optim": {"lr": LR}, "ppo": {"kl_coef": 0.0, "loss_agg": "token_mean",
+                                     "max_tokens_per_microbatch": budget},
         "log": {"tensorboard": False, "progress": False}})
-    train(cfg, eval_at_start=False)
+    def calls() -> dict[str, float]:
+        n, EXECUTED[0] = EXECUTED[0], 0
+        return {"tool_calls": n / (PROMPTS * GROUP)}
+    EXECUTED[0] = 0
+    with envgym_clock(calls) as cpu:
+        train(cfg, eval_at_start=False)
     rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    rows = [r for r in rows if r.get("step", 0) >= 1 and "time/step_s" in r]
     return [{"step_s": r["time/step_s"], "gen_s": r["time/rollout_s"],
-             "tokens": r["action_tokens"] * PROMPTS * GROUP,
-             "tool_calls": r["turns"] - 1 if "turns" in r else float("nan"),
+             "step_cpu": c["gen_cpu"] + c["update_cpu"], "gen_cpu": c["gen_cpu"],
+             "tokens": r["action_tokens"] * PROMPTS * GROUP, "turns": r["turns"],
+             "tool_rounds": r["turns"] - 1, "tool_calls": c["tool_calls"],
              "reward": r["reward"]}
-            for r in rows if r.get("step", 0) >= 1 and "time/step_s" in r]
+            for r, c in zip(rows, cpu, strict=True)]
 
 
-def trl_run(model_dir: Path, steps: int, seed: int) -> list[dict[str, float]]:
-    """TRL's multi-turn loop; wrappers time generation and count the sampled tokens."""
+def trl_run(model_dir: Path, steps: int, seed: int, budget: int = 0) -> list[dict[str, float]]:
+    """TRL's multi-turn loop; wrappers time generation and count the sampled tokens and the
+    generations (turns) of each episode."""
     from datasets import Dataset
     from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
@@ -308,51 +345,32 @@ def trl_run(model_dir: Path, steps: int, seed: int) -> list[dict[str, float]]:
     model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
     trainer = GRPOTrainer(model=model, args=args, train_dataset=data, processing_class=tok,
                           environment_factory=AddToolTRL)
-    record: list[dict[str, float]] = []
-    gen, sampled = [0.0], [0]
-    inner, single = trainer._generate_and_score_completions, trainer._generate_single_turn
-
-    def timed_generation(batch):
-        start = time.perf_counter()
-        try:
-            return inner(batch)
-        finally:
-            gen[0] += time.perf_counter() - start
+    single = trainer._generate_single_turn
+    counts: list[tuple[int, int]] = []  # per generation call: rows, sampled tokens
 
     def counted_turn(*a, **k):
-        ids, logprobs = single(*a, **k)
-        sampled[0] += sum(len(x) for x in ids)
-        return ids, logprobs
-    trainer._generate_and_score_completions = timed_generation
+        out = single(*a, **k)
+        counts.append((len(out[0]), sum(len(x) for x in out[0])))
+        return out
     trainer._generate_single_turn = counted_turn
+    record = trl_clock(trainer)
+    per_step: list[list[tuple[int, int]]] = []
 
-    class Timer(TrainerCallback):
-        def on_step_begin(self, *a, **k):
-            self.start, gen[0], sampled[0] = time.perf_counter(), 0.0, 0
-
+    class Split(TrainerCallback):  # the generation calls of each step
         def on_step_end(self, *a, **k):
-            record.append({"step_s": time.perf_counter() - self.start, "gen_s": gen[0],
-                           "tokens": float(sampled[0])})
-    trainer.add_callback(Timer())
+            per_step.append(list(counts))
+            counts.clear()
+    trainer.add_callback(Split())
     with contextlib.redirect_stdout(sys.stderr):  # its per-step log dicts; stdout is ours
         trainer.train()
     logs = [h for h in trainer.state.log_history if "tools/call_frequency" in h]
-    for r, h in zip(record, logs, strict=False):
+    for r, h, calls in zip(record, logs, per_step, strict=False):
+        r["tokens"] = float(sum(n for _, n in calls))
+        r["turns"] = sum(rows for rows, _ in calls) / (PROMPTS * GROUP)
+        r["tool_rounds"] = r["turns"] - 1
         r["tool_calls"] = h["tools/call_frequency"]
         r["reward"] = h.get("reward", float("nan"))
     return record
-
-
-def summary(steps: list[dict[str, float]]) -> dict[str, float]:
-    step = statistics.median(s["step_s"] for s in steps)
-    tokens = sum(s["tokens"] for s in steps) / sum(s["step_s"] for s in steps)
-    return {"median_step_s": round(step, 3),
-            "generation_s": round(statistics.median(s["gen_s"] for s in steps), 3),
-            "update_s": round(statistics.median(s["step_s"] - s["gen_s"] for s in steps), 3),
-            "tokens_per_s": round(tokens, 1),
-            "tokens_per_step": round(statistics.fmean(s["tokens"] for s in steps), 1),
-            "tool_calls_per_episode": round(statistics.fmean(s["tool_calls"] for s in steps), 2),
-            "reward": round(statistics.fmean(s["reward"] for s in steps), 3)}
 
 
 def prepare_model(tiny: str | None) -> Path:
@@ -363,6 +381,9 @@ def prepare_model(tiny: str | None) -> Path:
     return model_dir
 
 
+EXTRA = ("turns", "tool_rounds", "tool_calls", "reward")
+
+
 def main() -> None:
     global SYSTEM
     parser = argparse.ArgumentParser(description=__doc__)
@@ -371,6 +392,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads, both sides")
     parser.add_argument("--tiny", help="warm-started tiny model dir (built there when new)")
+    parser.add_argument("--max-tokens-per-microbatch", type=int, default=16384,
+                        help="envgym's packed update budget; 0: padded rows")
     args = parser.parse_args()
     try:
         import trl
@@ -383,23 +406,25 @@ def main() -> None:
     runs: dict[str, list[dict[str, float]]] = {"envgym": [], "trl": []}
     for r in range(args.rounds):  # A B A B: load drifts hit both sides alike
         for name, run in (("envgym", envgym_run), ("trl", trl_run)):
-            steps = run(model_dir, args.steps + args.warmup, seed=r)
+            steps = run(model_dir, args.steps + args.warmup, seed=r,
+                        budget=args.max_tokens_per_microbatch)
             runs[name] += steps[args.warmup:]
             print(json.dumps({"bench": "multiturn_vs_trl_run", "side": name, "round": r,
-                              **summary(steps[args.warmup:])}), file=sys.stderr, flush=True)
-    ours, theirs = summary(runs["envgym"]), summary(runs["trl"])
-    ratio = ours["tokens_per_s"] / theirs["tokens_per_s"]
+                              **summary(steps[args.warmup:], EXTRA)}),
+                  file=sys.stderr, flush=True)
+    ours, theirs = summary(runs["envgym"], EXTRA), summary(runs["trl"], EXTRA)
+    ratio = theirs["median_step_s"] / ours["median_step_s"]  # equal episodes a step
     print(json.dumps({
         "bench": "multiturn_vs_trl", "trl_version": trl.__version__, "prompts": PROMPTS,
         "group": GROUP, "max_tokens_per_turn": MAX_TOKENS, "tool_calls_max": CALLS,
         "generations_per_episode_max": CALLS + 1, "steps_per_run": args.steps,
-        "rounds": args.rounds, "threads": args.threads, "envgym": ours, "trl": theirs,
-        "ratio_tokens_per_s": round(ratio, 3),
-        "ratio_step_time_trl_over_envgym": round(theirs["median_step_s"]
-                                                 / ours["median_step_s"], 3),
-        "goal": ">= 1.5", "meets_goal": ratio >= 1.5,
-        "verdict": f"envgym is {ratio:.2f}x TRL's tokens/s" if ratio >= 1
-                   else f"envgym is SLOWER than TRL: {ratio:.2f}x its tokens/s"}))
+        "rounds": args.rounds, "threads": args.threads,
+        "max_tokens_per_microbatch": args.max_tokens_per_microbatch,
+        "turns_per_episode": {"envgym": ours["turns"], "trl": theirs["turns"]},
+        "envgym": ours, "trl": theirs, **ratios(ours, theirs),
+        "goal": ">= 2 (episodes per second, equal episodes)", "meets_goal": ratio >= 2,
+        "verdict": f"envgym runs {ratio:.2f}x TRL's episodes/s" if ratio >= 1
+                   else f"envgym is SLOWER than TRL: {ratio:.2f}x its episodes/s"}))
 
 
 if __name__ == "__main__":
