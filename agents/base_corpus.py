@@ -153,7 +153,8 @@ def interval(rng: random.Random) -> str:
     ranges = [(first + i * width, first + (i + 1) * width - 1) for i in range(n)]
     chosen = sorted(rng.sample(range(n), min(n, rng.randint(2, 4))))
     letters = "ABCDEF"
-    opts = "\n".join(f"{letters[j]}) [{ranges[i][0]}, {ranges[i][1]}]" for j, i in enumerate(chosen))
+    opts = "\n".join(f"{letters[j]}) [{ranges[i][0]}, {ranges[i][1]}]"
+                     for j, i in enumerate(chosen))
     j = rng.randrange(len(chosen))
     lo, hi = ranges[chosen[j]]
     x = rng.randint(lo, hi)
@@ -174,7 +175,8 @@ def arithmetic(rng: random.Random) -> str:
         a, b = sorted((rng.randint(0, 999), rng.randint(0, 999)), reverse=True)
         return _qa(rng, f"What is {a} - {b}?", str(a - b))
     if kind == 2:
-        start, step, i = rng.randint(0, 500), rng.choice([1, 2, 4, 8, 16, 32, 64]), rng.randint(0, 7)
+        start, step = rng.randint(0, 500), rng.choice([1, 2, 4, 8, 16, 32, 64])
+        i = rng.randint(0, 7)
         q = f"A row starts at {start} with step {step}. Which index is entry {i + 1}?"
         return _qa(rng, q, str(start + i * step), f"{start} + {i} * {step} = {start + i * step}.")
     values = _numbers(rng, rng.randint(4, 9), decimals=True)

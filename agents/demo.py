@@ -247,7 +247,8 @@ def _report(out: Path, cfg: Any, demos: list, sft_losses: list[float], before: d
                ("episodes", str(ci_before["n"]), str(ci_after["n"]))]
     html_report(out / "report.html", title=f"envgym demo: {env.id}", summary=summary, png=png,
                 episodes=pairs, notes=(
-                    f"{'Base' if cfg.model.policy == 'base' else 'Tiny'} model, SFT on {len(demos)} noisy scripted episodes, then {cfg.steps} "
+                    f"{'Base' if cfg.model.policy == 'base' else 'Tiny'} model, SFT on "
+                    f"{len(demos)} noisy scripted episodes, then {cfg.steps} "
                     f"RL steps; held-out tasks (seeds {env.eval_seeds[0]}..), sampled at "
                     f"temperature {cfg.rollout.eval_temperature}. Improved (intervals apart): "
                     f"{report['improved']}. {t_total:.0f} s in all, SFT {t_sft:.0f} s."))

@@ -7,7 +7,8 @@
 # checkpoint's report and weights copied to $OUT by the EXIT trap.
 #   OUT=DIR [DEVICE=cuda] [MINUTES=2.75] [SHAPES=small,base] [BATCH=256] [SEQ=512] [WORKERS=12]
 #   [SEED=0] bench/gpu_base_model.sh
-# CPU check: OUT=/tmp/o DEVICE=cpu MINUTES=0.2 BATCH=8 SEQ=128 WORKERS=0 bench/gpu_base_model.sh
+# CPU check:
+#   OUT=/tmp/o DEVICE=cpu MINUTES=0.2 BATCH=8 SEQ=128 WORKERS=0 bench/gpu_base_model.sh
 set -euo pipefail
 : "${OUT:?set OUT to the results folder}"
 DEVICE=${DEVICE:-cuda}; MINUTES=${MINUTES:-2.75}; PY=${PYTHON:-python3}; SHAPES=${SHAPES:-small,base}
