@@ -45,6 +45,7 @@ from envgym.agents.base_corpus import CORPUS_VERSION, document
 __all__ = ["SHAPES", "TOKENIZER_DOCS", "PretrainArgs", "build_base_tokenizer", "new_base_model",
            "number_tokens", "pretrain", "shipped_base_model"]
 
+DEFAULT_MINUTES = 30.0  # the budget when neither --steps nor --minutes is given
 TOKENIZER_DOCS = 3000
 TOKENIZER_VERSION = 1
 BPE_VOCAB = 2048
@@ -165,9 +166,9 @@ class PretrainArgs:
     steps: int | None = None
     minutes: float | None = None
     seed: int = 0
-    shape: str = "base"
+    shape: str = "small"
     batch_size: int = 16
-    seq_len: int = 256
+    seq_len: int = 512
     lr: float = 2e-3
     warmup: int = 100
     checkpoint_minutes: float = 2.0
@@ -178,8 +179,10 @@ class PretrainArgs:
 
     def __post_init__(self) -> None:
         from envgym.errors import InvalidConfig
-        if (self.steps is None) == (self.minutes is None):
-            raise InvalidConfig("give exactly one of --steps N or --minutes M")
+        if self.steps is not None and self.minutes is not None:
+            raise InvalidConfig("give one of --steps N or --minutes M, not both")
+        if self.steps is None and self.minutes is None:
+            self.minutes = DEFAULT_MINUTES
         if self.shape not in SHAPES:
             raise InvalidConfig(f"unknown shape {self.shape!r}; choose one of {sorted(SHAPES)}")
 

@@ -55,12 +55,13 @@ def base_model(
     device: Annotated[str, typer.Option(help="cpu, cuda or cuda:N")] = "cpu",
     steps: Annotated[Optional[int], typer.Option(min=1, help="optimizer steps in all")] = None,
     minutes: Annotated[Optional[float], typer.Option(
-        min=0.01, help="wall-clock budget in all (instead of --steps)")] = None,
+        min=0.01, help="wall-clock budget in all (default 30 without --steps)")] = None,
     seed: Annotated[int, typer.Option(help="initialisation and corpus seed")] = 0,
     resume: Annotated[bool, typer.Option(help="continue from DIR/checkpoint")] = False,
-    shape: Annotated[str, typer.Option(help="model size: small, base or large")] = "base",
+    shape: Annotated[str, typer.Option(help="model size: small (shipped), base or large")]
+    = "small",
     batch_size: Annotated[int, typer.Option(min=1, help="sequences per step")] = 16,
-    seq_len: Annotated[int, typer.Option(min=8, help="tokens per sequence")] = 256,
+    seq_len: Annotated[int, typer.Option(min=8, help="tokens per sequence")] = 512,
     lr: Annotated[float, typer.Option(min=0.0, help="peak learning rate")] = 2e-3,
     workers: Annotated[int, typer.Option(min=0, help="corpus worker processes")] = 0,
     checkpoint_minutes: Annotated[float, typer.Option(

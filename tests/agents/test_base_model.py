@@ -115,8 +115,9 @@ def test_a_save_cut_between_renames_still_resumes(tmp_path):
 
 def test_bad_arguments_say_what_to_do(tmp_path):
     from envgym.errors import InvalidConfig
-    with pytest.raises(InvalidConfig, match="exactly one of --steps"):
+    with pytest.raises(InvalidConfig, match="not both"):
         bm.PretrainArgs(out=str(tmp_path), steps=3, minutes=1.0)
+    assert bm.PretrainArgs(out=str(tmp_path)).minutes == bm.DEFAULT_MINUTES
     with pytest.raises(InvalidConfig, match="unknown shape"):
         bm.PretrainArgs(out=str(tmp_path), steps=3, shape="huge")
     with pytest.raises(InvalidConfig, match="no checkpoint"):
