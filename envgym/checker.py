@@ -265,7 +265,8 @@ def _adversaries(env_id: str, seed: int, episodes: int, env_kwargs: dict[str, An
         return "WARNING: no heuristic or oracle baseline registered; no generic adversary ran"
     beaten = [r.render() for r in results if not r.ok]
     assert not beaten, "; ".join(beaten)
-    return f"{len(results)} generic adversaries do not beat {results[0].baseline} over {episodes} episodes"
+    return (f"{len(results)} generic adversaries do not beat {results[0].baseline} over "
+            f"{episodes} episodes")
 
 
 def _graders(env_id: str, env_kwargs: dict[str, Any]) -> str:

@@ -217,7 +217,8 @@ def _answer_cases() -> list[GraderCase | Ordering]:
               (*both, _answer(lambda e, h: f"{_wrong(e, h)} {_gold(e, h)}")),
               {"component.judge_hedge": (-0.5, -0.5)}),
         _case("a_name_part_glued_to_the_gold_is_a_hedge",
-              (*both, _answer(lambda e, h: f"{_gold(e, h)} {e.task['chain'][0]['entity'].split()[0]}")),
+              (*both, _answer(lambda e, h: f"{_gold(e, h)} "
+                                           f"{e.task['chain'][0]['entity'].split()[0]}")),
               {"component.judge_hedge": (-0.5, -0.5)},
               why="'Bandmest Braethkoul': a lone part of a world name names that entity"),
         _case("two_years_glued_are_a_hedge",

@@ -47,7 +47,8 @@ def _case(name, action, lo, hi):
     return GraderCase(name, (action,), {"reward": (lo, hi)})
 
 
-FULL = [_case("odd", "3", 0, 0), _case("ten", "10", 1, 1), _case("twelve", "12", 0, 0), _case("please", "2 please", 1.5, 1.5),
+FULL = [_case("odd", "3", 0, 0), _case("ten", "10", 1, 1), _case("twelve", "12", 0, 0),
+        _case("please", "2 please", 1.5, 1.5),
         _case("thanks", "2 thanks", 1.5, 1.5)]
 
 
