@@ -143,14 +143,15 @@ def _check_mutants(env_id: str | None, config: Path | None, env_kwargs: dict[str
     from envgym.mutation import run_mutants
 
     if config is None:
-        runs = [(env_id, env_kwargs)]
+        runs = [(env_id, env_kwargs, None)]
     else:
         try:
-            runs = [(v.env_id, v.kwargs) for v in config_variants(config, env_id)]
+            runs = [(v.env_id, v.kwargs, v.label(str(config)))
+                    for v in config_variants(config, env_id)]
         except InvalidConfig as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2) from None
-    reports = [run_mutants(i, kw) for i, kw in runs]
+    reports = [run_mutants(i, kw, label=label) for i, kw, label in runs]
     for report in reports:
         print(report.render())
     raise typer.Exit(0 if all(r.ok for r in reports) else 1)

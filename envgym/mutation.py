@@ -113,12 +113,13 @@ def _first_failure(fixtures: list, make_env: Callable[..., Any], order: list[int
 
 
 def run_mutants(env_id: str, env_kwargs: dict[str, Any] | None = None, *,
-                reuse_envs: bool = True) -> MutationReport:
-    """Apply every mutant of `env_id`'s rule tables and rerun its grader fixtures under it."""
+                reuse_envs: bool = True, label: str | None = None) -> MutationReport:
+    """Apply every mutant of `env_id`'s rule tables and rerun its grader fixtures under it;
+    `label` names the report (default: the id)."""
     from envgym.graders import run_fixtures
 
     start = time.perf_counter()
-    report = MutationReport(env_id)
+    report = MutationReport(label or env_id)
     tables = load_rule_tables(env_id)
     source = spec(env_id).grader_fixtures
     if not tables:
