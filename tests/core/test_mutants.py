@@ -119,3 +119,11 @@ FAMILIES = sorted(i for i, s in envgym.registry().items() if i.startswith("envgy
 def test_every_family_pins_every_grader_rule(env_id):
     report = run_mutants(env_id)
     assert report.ok, report.render()
+
+
+def test_cli_runs_the_mutants_per_config_variant():
+    result = CliRunner().invoke(app, ["check", "--mutants", "--config",
+                                      "agents/configs/search_qwen15b_slate.toml"])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("mutation score") == 2
+    assert "eval: " in result.output and "train: " in result.output
