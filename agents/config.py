@@ -108,13 +108,28 @@ class EnvConfig(_Strict):
         (a, b), (c, d) = self.train_seeds, self.eval_seeds
         if a < d and c < b:
             raise ValueError("train_seeds and eval_seeds overlap: evaluation must use held-out tasks")
+        self._held_out()
+        return self
+
+    def _held_out(self) -> None:
+        """Evaluation tasks are compared by id with training tasks (`agents/heldout.py`),
+        whether or not `eval_kwargs` swaps the pool; by seed mod the pool size where an
+        environment gives only its size."""
+        from envgym.agents.heldout import shared_task_ids
         from envgym.agents.structure import shared_tasks, task_pool_size
-        pool = None if self.eval_kwargs else task_pool_size(self.id, self.kwargs)
+        both = shared_task_ids(self.id, self.kwargs, self.eval_kwargs, self.train_seeds,
+                               self.eval_seeds)
+        if both:
+            raise ValueError(
+                f"{self.id}: train_seeds {list(self.train_seeds)} and eval_seeds "
+                f"{list(self.eval_seeds)} (eval_kwargs {self.eval_kwargs}) reach {len(both)} of "
+                f"the same tasks (e.g. {both[:3]}): evaluate on held-out tasks, e.g. "
+                'eval_kwargs = { split = "test" }, or seed ranges disjoint modulo the pool')
+        pool = None if both is not None or self.eval_kwargs else task_pool_size(self.id, self.kwargs)
         if pool and (n := shared_tasks(self.train_seeds, self.eval_seeds, pool)):
             raise ValueError(f"{self.id} picks tasks by seed mod {pool}: train_seeds {list(self.train_seeds)} "
                              f"and eval_seeds {list(self.eval_seeds)} reach {n} of the same tasks; "
                              "choose ranges that are disjoint modulo the pool")
-        return self
 
 
 class AgentConfig(_Strict):

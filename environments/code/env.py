@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from pathlib import Path
 from typing import Any
 
 from envgym.core import StepResult, TextEnv, system, user
@@ -120,6 +121,18 @@ class CodeRefineEnv(TextEnv):
             prompt = SYSTEM_PROMPT.format(max_rounds=self.max_rounds)
         obs = [system(prompt), user(problem_prompt(self.problem))]
         return obs, {"difficulty": self.problem.difficulty, "skeptical": self.skeptical}
+
+    @classmethod
+    def task_ids(cls, kwargs: dict[str, Any]) -> list[str] | None:
+        """The ordered pool `seed % N` picks from (config validation compares train and eval
+        pools by id); None for a Hub dataset, which is not fetched just to check."""
+        dataset = kwargs.get("dataset")
+        if dataset is not None and not Path(dataset).exists():
+            return None
+        fmt, split = kwargs.get("dataset_format", "auto"), kwargs.get("split", "train")
+        problems = shared(("code", "problems", file_key(dataset), fmt, split),
+                          lambda: load_problems(dataset, fmt, split))
+        return [p.id for p in problems]
 
     def _pick(self, seed: int, options: dict[str, Any]) -> Problem:
         wanted = options.get("task_id") or options.get("problem_id")

@@ -13,10 +13,14 @@ from typing import Any
 
 from envgym.errors import DatasetError
 
-__all__ = ["BUILTIN_PATH", "LANGUAGES", "Problem", "load_builtin", "load_problems"]
+__all__ = ["BUILTIN_PATH", "BUILTIN_SPLITS", "LANGUAGES", "Problem", "load_builtin",
+           "load_problems"]
 
 BUILTIN_PATH = Path(__file__).parent / "data" / "problems.jsonl"
 LANGUAGES = ("python", "cpp")
+BUILTIN_SPLITS = ("train", "test", "all")
+"""The shipped set's splits: every third problem in file order (the 1st, 4th, ...) is `test`,
+held out from training, so a config can evaluate on `eval_kwargs = { split = "test" }`."""
 
 
 @dataclass
@@ -71,19 +75,25 @@ def from_envgym(record: dict[str, Any]) -> Problem:
         raise DatasetError(f"envgym problem record lacks field {e}; keys: {sorted(record)}") from None
 
 
-def load_builtin() -> list[Problem]:
-    """The shipped problem set (built by `build_problems.py`)."""
+def load_builtin(split: str = "all") -> list[Problem]:
+    """The shipped problem set (built by `build_problems.py`), or one of its splits."""
+    if split not in BUILTIN_SPLITS:
+        raise DatasetError(f"the built-in problems have splits {list(BUILTIN_SPLITS)}, "
+                           f"not {split!r}")
     if not BUILTIN_PATH.exists():
         raise DatasetError(f"{BUILTIN_PATH} is missing; run "
                            "`python -m envgym.environments.code.build_problems`.")
-    return [from_envgym(json.loads(line)) for line in BUILTIN_PATH.read_text().splitlines() if line]
+    lines = [line for line in BUILTIN_PATH.read_text().splitlines() if line]
+    return [from_envgym(json.loads(line)) for i, line in enumerate(lines)
+            if split == "all" or (i % 3 == 0) == (split == "test")]
 
 
 def load_problems(dataset: str | Path | None = None, dataset_format: str = "auto",
                   split: str = "train") -> list[Problem]:
-    """Problems from the shipped set (`dataset=None`) or a user file / Hub dataset."""
+    """Problems from the shipped set (`dataset=None`: its `split`) or a user file / Hub
+    dataset (its own `split`)."""
     if dataset is None:
-        return load_builtin()
+        return load_builtin(split)
     from .loaders import parse_records
     from envgym.data import load_records
 

@@ -203,6 +203,16 @@ class SafetyRulesEnv(TextEnv):
 
     # ---- data ------------------------------------------------------------------------------
 
+    @classmethod
+    def task_ids(cls, kwargs: dict[str, Any]) -> list[str] | None:
+        """The ordered pool `seed % N` picks from, for config validation's overlap check."""
+        dataset, fmt = kwargs.get("dataset"), kwargs.get("dataset_format", "auto")
+        tasks = shared(("safety", "prompts", file_key(dataset), fmt),
+                       lambda: load_prompts(dataset, fmt))
+        split, kinds = kwargs.get("split", "all"), tuple(kwargs.get("kinds") or ())
+        return [t.id for t in tasks if (split == "all" or t.split == split)
+                and (not kinds or t.kind in kinds)]
+
     def _tasks_for(self, split: str) -> list[SafetyTask]:
         if split not in ("train", "test", "all"):
             raise InvalidConfig(f"split must be 'train', 'test' or 'all', not {split!r}.")

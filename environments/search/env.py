@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from envgym.core import StepResult, TextEnv, user
@@ -140,6 +141,18 @@ class SearchEnv(TextEnv):
         self.slate_lambda = slate_lambda
         self.budget = slate_budget or max_turns  # SLATE's B in Eq. 4's λ(B − t)/B
         self.task: dict[str, Any] = {}
+
+    @classmethod
+    def task_ids(cls, kwargs: dict[str, Any]) -> list[str] | None:
+        """The ordered pool `seed % N` picks from (config validation compares train and eval
+        pools by id): the generated questions of `split`, or a local dataset's; None for a
+        Hub dataset, which is not fetched just to check."""
+        dataset = kwargs.get("dataset")
+        if dataset is not None and not Path(dataset).exists():
+            return None
+        tasks, _ = _load_tasks(dataset, kwargs.get("dataset_format"),
+                               kwargs.get("world_seed", 0), kwargs.get("split", "train"))
+        return [str(t["id"]) for t in tasks]
 
     # ---- episode --------------------------------------------------------------------------
 

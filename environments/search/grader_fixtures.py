@@ -19,11 +19,14 @@ from envgym.graders import GraderCase, Ordering
 
 __all__ = ["fixtures"]
 
-SLATE = {"judge": "rule", "judge_em": False, "judge_reward": True, "max_turns": 5}
+SPLIT = {"split": "train"}
+"""The seeds below name questions of the train split, whichever split a checked config
+evaluates on (the shipped search configs evaluate on the held-out test split)."""
+SLATE = {"judge": "rule", "judge_em": False, "judge_reward": True, "max_turns": 5, **SPLIT}
 """The judge's cases pin the judge itself, so they ask it to pay even where the checked
 arguments keep it as a measurement (the SLATE config's evaluation: `judge_reward=False`);
 every other argument of the checked config still applies."""
-EM = {"judge": None, "reward": "em", "max_turns": 5}
+EM = {"judge": None, "reward": "em", "max_turns": 5, **SPLIT}
 BRIDGE, COMPARISON, YEAR = 2, 0, 1
 UNKNOWN = "Qwzxvor"  # a name the world does not know
 
@@ -267,7 +270,7 @@ def _as_checked() -> list[GraderCase | Ordering]:
     """Under exactly the checked arguments (judge paying or not): one search then the gold
     answer out-earns the same search then a wrong answer."""
     def checked(name: str, actions: tuple) -> GraderCase:
-        return GraderCase(name, actions, {}, seed=BRIDGE, env_kwargs={})
+        return GraderCase(name, actions, {}, seed=BRIDGE, env_kwargs=dict(SPLIT))
     return [Ordering("the_gold_answer_beats_a_wrong_one_as_checked",
                      checked("gold", (_search(0), _answer(_gold))),
                      checked("wrong", (_search(0), _answer(_wrong))),
