@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import tomllib
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +11,11 @@ from envgym.agents.config import load_config
 from envgym.agents.heldout import pool_ids, reached, shared_task_ids
 from envgym.agents.structure import shared_tasks, task_pool_size
 from envgym.errors import InvalidConfig
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "agents" / "configs").glob("*.toml"))
 
