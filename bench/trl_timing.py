@@ -98,9 +98,19 @@ def summary(steps: list[dict[str, float]], extra: tuple[str, ...] = ()) -> dict[
            "tokens_per_cpu_s": round(sum(s["tokens"] for s in steps)
                                      / sum(s["step_cpu"] for s in steps), 1),
            "tokens_per_step": round(statistics.fmean(s["tokens"] for s in steps), 1)}
+    if all("seq_tokens" in s for s in steps):  # every token of every sequence (for MFU)
+        out["seq_tokens_per_s"] = round(sum(s["seq_tokens"] for s in steps)
+                                        / sum(s["step_s"] for s in steps), 1)
     for key in extra:
         out[key] = round(statistics.fmean(s[key] for s in steps), 3)
     return out
+
+
+def trl_seq_tokens(trainer: Any, record: list[dict[str, float]]) -> None:
+    """Each step's prompt + completion tokens, from TRL's cumulative `num_tokens` log."""
+    seen = [float(h["num_tokens"]) for h in trainer.state.log_history if "num_tokens" in h]
+    for r, now, before in zip(record, seen, [0.0] + seen, strict=False):
+        r["seq_tokens"] = now - before
 
 
 def ratios(ours: dict[str, float], theirs: dict[str, float]) -> dict[str, float]:
