@@ -4,8 +4,8 @@
     python bench/async_overlap.py curve [--steps 60] [--eval-every 10] [--eval-episodes 128]
 
 Pre-registered in `bench/async_overlap.md` before the first run. Every arm is one
-`python -m envgym.agents.trainer` process on `agents/configs/demo_cpu.toml` (tiny model, the
-same SFT warm start, built once and shared), one torch thread per thread of work, as the demo
+`python -m envgym.agents.trainer` process on `agents/configs/demo_cpu.toml` with the
+random-init tiny model (hidden 96, 2 layers) and its SFT warm start, built once and shared, one torch thread per thread of work, as the demo
 runs: the synchronous loop keeps one core busy at a time, the asynchronous one runs its
 rollout thread on the second core. `sync2` is the synchronous loop with two torch threads
 (both cores on every op), the fair baseline for "uses 2 cores".
@@ -48,7 +48,11 @@ def base_config(work: Path) -> dict:
 
     data = _read(DEMO)
     data["output_dir"] = str(work / "sft_base")
-    data["model"]["warm_start"] = "sft"
+    # the pre-registered setting: the random-init tiny model and its SFT (`envgym demo
+    # --policy tiny`; the demo itself moved to the shipped base model on the same day)
+    data["model"] = {"policy": "tiny", "tiny_hidden_size": 96, "tiny_layers": 2,
+                     "warm_start": "sft"}
+    data["sft"] = {**data["sft"], "epochs": 12, "lr": 5e-3}
     policy = warm_start(load_config(data))
     data["model"] = {**data["model"], "policy": str(policy), "warm_start": "none"}
     return data
