@@ -202,7 +202,8 @@ def make_rollout_policy(cfg: TrainConfig, model: Any, tokenizer: Any, path: str)
     else:
         from envgym.agents.policies.hf import HFPolicy
         return HFPolicy(path, model=unwrap(model), tokenizer=tokenizer, seed=cfg.seed,
-                        kv_reuse=cfg.rollout.kv_reuse, kv_cache_mb=cfg.rollout.kv_cache_mb)
+                        kv_reuse=cfg.rollout.kv_reuse, kv_cache_mb=cfg.rollout.kv_cache_mb,
+                        autocast=cfg.model.dtype)
     sync_weights(policy, model, cfg)
     return policy
 

@@ -147,7 +147,7 @@ class HFPolicy:
                  chat_template: str | None = None, batch_size: int = 64, seed: int = 0,
                  model: Any = None, tokenizer: Any = None, trust_remote_code: bool = False,
                  threads: int | None = None, kv_reuse: bool = True,
-                 kv_cache_mb: float = 1024.0):
+                 kv_cache_mb: float = 1024.0, autocast: str | None = None):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.name = f"hf:{path}"
@@ -171,6 +171,11 @@ class HFPolicy:
         if self.pad_id is None:
             self.pad_id = next(iter(self.chat.eos_token_ids))
         self.batch_size = batch_size
+        self.autocast = (_dtype(autocast, self.device)
+                         if autocast and autocast != "float32" and self.device.type == "cuda"
+                         else None)
+        """Compute dtype for generation on a GPU (the trainer passes its bf16 `model.dtype`:
+        the learner's fp32 master weights then sample in bf16, as they train)."""
         params = inspect.signature(self.model.forward).parameters
         self._cache_arg = "cache" if "cache" in params else "past_key_values"
         self._last_only = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
@@ -196,9 +201,11 @@ class HFPolicy:
             raise PolicyError("HFPolicy.generate takes token-id prompts; use policy.chat.")
         rows = row_sampling(sampling, len(prompts))
         out: list[Completion] = []
-        for i in range(0, len(prompts), self.batch_size):
-            out += self._generate_batch([list(p) for p in prompts[i:i + self.batch_size]],
-                                        rows[i:i + self.batch_size])
+        with torch.autocast(self.device.type, dtype=self.autocast,
+                            enabled=self.autocast is not None):
+            for i in range(0, len(prompts), self.batch_size):
+                out += self._generate_batch([list(p) for p in prompts[i:i + self.batch_size]],
+                                            rows[i:i + self.batch_size])
         return out
 
     def generate_isolated(self, prompt: Sequence[int], sampling: SamplingParams) -> Completion:

@@ -97,3 +97,23 @@ def test_bad_spec_and_missing_model_raise_policy_errors(tmp_path):
         load_policy("tiny")
     with pytest.raises(PolicyError, match="Cannot load"):
         load_policy(f"hf:{tmp_path / 'nope'}")
+
+
+def test_the_learners_compute_dtype_is_used_for_generation_on_gpus_only(tiny_dir):
+    from envgym.agents.policies.hf import HFPolicy
+    cpu = HFPolicy(str(tiny_dir), device="cpu", autocast="bfloat16")
+    assert cpu.autocast is None  # CPU bf16 autocast is slower than fp32, and changes ids
+    assert HFPolicy(str(tiny_dir), device="cpu", model=cpu.model, tokenizer=cpu.tokenizer,
+                    autocast="float32").autocast is None
+
+
+@pytest.mark.gpu
+def test_fp32_master_weights_sample_in_bf16_on_a_gpu(tiny_dir):
+    from envgym.agents.policies.hf import HFPolicy
+    policy = HFPolicy(str(tiny_dir), device="cuda", dtype="float32", autocast="bfloat16")
+    prompt = policy.chat.prompt_ids(CONV)
+    out = policy.generate([prompt], SamplingParams(max_tokens=4, seed=0))[0]
+    assert len(out.token_ids) == 4 or out.finish_reason == "stop"
+    entry = next(iter(policy.kv.entries.values()))
+    assert entry.keys[0].dtype == torch.bfloat16
+    assert next(policy.model.parameters()).dtype == torch.float32
