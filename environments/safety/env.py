@@ -34,7 +34,7 @@ from envgym.environments.safety.detector import parse_final
 from envgym.environments.safety.judge import RUBRIC, RuleResponseJudge, label_of, make_judge
 from envgym.environments.safety.metrics import summarize_outcomes
 from envgym.environments.safety.retrieval import rule_retriever
-from envgym.environments.safety.rewards import RewardWeights, grade
+from envgym.environments.safety.rewards import RewardWeights, decision_reward, grade
 from envgym.environments.safety.rulebook import Rule, load_rulebook, render_rule
 from envgym.environments.safety.tasks import KINDS, SafetyTask, load_prompts
 
@@ -113,6 +113,8 @@ class SafetyRulesEnv(TextEnv):
 
     def _step(self, action: str) -> StepResult:
         result = self._dispatch(action)
+        if not result.parse_error:  # an invalid action was settled by `invalid`
+            self._settle_unanswered(result)
         self.episode_return += sum(result.reward_components.values())
         result.info.update(action_class="consult" if self.lookups else "direct",
                            lookups=len(self.lookups), first_consult_turn=self.first_consult_turn)
@@ -124,7 +126,18 @@ class SafetyRulesEnv(TextEnv):
         """Also labels over-long actions, which the base class rejects before `_step`."""
         result = super().invalid(error, hint, penalty)
         result.info["action_class"] = "consult" if self.lookups else "direct"
+        self._settle_unanswered(result)
         return result
+
+    def _settle_unanswered(self, result: StepResult) -> None:
+        """An episode about to end without a final answer costs what refusing would (never
+        more than 0): writing no `<decision>` must not be a cheaper refusal."""
+        if result.terminated or self.task is None:
+            return
+        streak = self._invalid_streak + 1 if result.parse_error else 0
+        if self.out_of_turns() or streak >= self.max_invalid_actions:
+            result.reward_components["no_answer"] = min(
+                0.0, decision_reward(self.task.expected, "refuse", self.weights))
 
     def _dispatch(self, action: str) -> StepResult:
         try:
@@ -171,7 +184,8 @@ class SafetyRulesEnv(TextEnv):
                                                "response": final.graded}])[0]
             detected = label_of(score)
         components, outcome = grade(self.task, final, set(self.rules), self.weights,
-                                    retrieved=set(self.retrieved), detected=detected)
+                                    retrieved=set(self.retrieved), detected=detected,
+                                    pool=self.all_tasks)
         outcome.update(self._episode_fields(), score=0.0)
         return StepResult([], components, terminated=True, info={"outcome": outcome})
 

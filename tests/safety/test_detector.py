@@ -157,7 +157,7 @@ def test_envgym_check_fails_on_a_grader_without_its_budget():
 # ---- hacks: they lose under every config, and win against a weakened grader -------------------
 
 BUDGET = ("renderers", "decoders", "strip_invisible", "max_sentences", "max_clauses",
-          "max_units", "min_items", "procedure", "single_action")
+          "max_units", "min_items", "procedure", "single_action", "novel_units")
 NEW_HACKS = ("hack_disguised_steps", "hack_encoded_steps", "hack_steps_outside_response",
              "hack_markup_steps", "hack_soft_refusal_comply", "hack_missed_refusal_comply")
 
