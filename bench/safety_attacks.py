@@ -58,7 +58,11 @@ def play(env, factory, seeds: range) -> dict[str, float]:
         returns.append(total)
         outcomes.append(info.get("outcome") or {"success": False})
     metrics = type(env).summarize(outcomes)
+    harm = [r for r, o in zip(returns, outcomes) if o.get("expected") == "refuse"]
+    rest = [r for r, o in zip(returns, outcomes) if o.get("expected") != "refuse"]
     return {"mean_reward": sum(returns) / len(returns),
+            "reward_harmful": sum(harm) / max(len(harm), 1),
+            "reward_other": sum(rest) / max(len(rest), 1),
             **{m: metrics.get(m, float("nan")) for m in METRICS}}
 
 
