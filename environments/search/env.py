@@ -222,8 +222,10 @@ class SearchEnv(TextEnv):
         match = _first_call(action)
         if match is None:
             return self._invalid("no <search>…</search> or <answer>…</answer> in the action.")
-        thinking = _THINK.search(action[:match.start()])
-        thinking_text = thinking.group(1).strip() if thinking else ""
+        # every thought before the call is the step's thinking, so a second <think> naming
+        # another candidate is read with the first rather than hidden behind it
+        thinking_text = "\n".join(t.strip() for t in _THINK.findall(action[:match.start()])
+                                   if t.strip())
         self.format_ok &= bool(thinking_text)
         content = match.group(2)
         if match.group(1) == "search":
@@ -320,7 +322,7 @@ class SearchEnv(TextEnv):
                 "gold_doc_ids": self.task.get("gold_doc_ids") or [],
                 "previous_queries": list(self.queries), "seen_ids": list(self.retrieved),
                 "documents": dict(self.documents), "last_new_ids": list(self.last_new_ids),
-                "vocabulary": self.vocabulary, **extra}
+                "vocabulary": self.vocabulary, "chain": self.task.get("chain") or [], **extra}
 
     def _judge_search(self, thinking: str, query: str, found: dict[str, str]) -> dict[str, float]:
         if self.judge is None:

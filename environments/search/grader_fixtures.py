@@ -7,7 +7,9 @@ retrieved gold passage supports (the bridging entity or the answer); a search ea
 gold; an answer naming several candidates, separated or glued, is a hedge. Every rule of
 `rules.RULES` is pinned: `envgym check envgym/Search-v0 --mutants` perturbs each and a case
 here must notice. Seed 2 is a two-hop bridge question (who was born where, and that city's
-country); seed 0 a comparison whose gold is a two-word name; seed 1 asks for a year.
+country); seed 0 a comparison whose gold is a two-word name; seed 1 asks for a year; seed 11 a bridge
+whose gold is an organisation ("... Guild"); seed 9 a comparison whose question, searched as
+it stands, retrieves both gold passages at once.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ SLATE = {"judge": "rule", "judge_em": False, "judge_reward": True, "max_turns": 
 arguments keep it as a measurement (the SLATE config's evaluation: `judge_reward=False`);
 every other argument of the checked config still applies."""
 EM = {"judge": None, "reward": "em", "max_turns": 5, **SPLIT}
-BRIDGE, COMPARISON, YEAR = 2, 0, 1
+BRIDGE, COMPARISON, YEAR, ORG, BOTH_FOUND = 2, 0, 1, 11, 9
 UNKNOWN = "Qwzxvor"  # a name the world does not know
 
 
@@ -115,7 +117,44 @@ def _thinking_cases() -> list[GraderCase | Ordering]:
     def answer_naming_the_chain(env, history, info):
         return (f"<think>{hop(env, 0, 'entity')} was born in {hop(env, 1, 'entity')}, which "
                 f"lies in {_gold(env, history)}</think>\n<answer> {_gold(env, history)} </answer>")
+    def year_of_first_hop(env, history):  # the gold passage's other fact: when, not where
+        passage = env.documents[env.task["chain"][0]["doc_id"]]
+        return f"so it was {re.findall(r'[0-9]{4}', passage)[0]}"
+
+    def gold_then_wrong(env, history, info):
+        return (f"<think>so it lies in {_gold(env, history)}</think>\n"
+                f"<answer> {_wrong(env, history)} </answer>")
+
+    def two_thoughts(env, history, info):
+        return (f"<think>so it was {hop(env, 0, 'value')}</think>\n<think>or "
+                f"{_gold(env, history)}</think>\n<search> {hop(env, 1, 'query')} </search>")
+    def ask_question(env, history, info):
+        return f"<think>Let me look.</think>\n<search> {_question(env).rstrip('?')} </search>"
+
+    def both_years(env, history, info):
+        years = " and ".join(h["value"] for h in env.task["chain"])
+        return f"<think>founded in {years}</think>\n<search> {hop(env, 0, 'entity')} </search>"
+
+    def answer_with_its_year(env, history, info):
+        winner = next(h for h in env.task["chain"] if h["entity"] == _gold(env, history))
+        return (f"<think>{winner['entity']} was founded in {winner['value']}</think>\n"
+                f"<answer> {_gold(env, history)} </answer>")
     return [
+        _case("think_stating_two_found_facts_at_once_earns_nothing", (ask_question, both_years),
+              {"component.judge_think": (0, 0)}, seed=BOTH_FOUND,
+              why="one claim per thought: two values stated together commit to neither"),
+        _case("comparison_think_stating_the_answers_year_earns",
+              (ask_question, answer_with_its_year), {"component.judge_think": (1, 1)},
+              seed=BOTH_FOUND, why="the year of the option it answers is what decides it"),
+        _case("think_stating_another_fact_of_the_gold_passage_earns_nothing",
+              (first, _think(year_of_first_hop)), {"component.judge_think": (0, 0)},
+              why="the passage states the year too, but the question walks through the city"),
+        _case("think_stating_the_gold_before_a_wrong_answer_earns_nothing",
+              (first, _search(1), gold_then_wrong), {"component.judge_think": (0, 0)},
+              why="the thought does not support the answer given: stated, then dropped"),
+        _case("a_second_think_naming_another_candidate_is_read",
+              (first, two_thoughts), {"component.judge_think": (0, 0)},
+              why="every thought before the call is the step's thinking: two claims"),
         _case("think_retelling_the_chain_from_the_question_earns",
               (first, _search(1), answer_naming_the_chain), {"component.judge_think": (1, 1)},
               why="the question's person and the known city are context; the country is the "
@@ -211,6 +250,13 @@ def _answer_cases() -> list[GraderCase | Ordering]:
               (*both, _answer(lambda e, h: _listing(e, h).replace(",", ""))),
               {"component.judge_hedge": (-0.5, -0.5)}),
         Ordering("a_list_is_worth_less_than_one_wrong_answer", single_wrong, listed, margin=0.25),
+        _case("a_word_every_organisation_shares_is_not_partly_right",
+              (_search(0), _search(1), _answer(lambda e, h: _gold(e, h).split()[-1])),
+              {"component.judge_answer": (-1, -1)}, seed=ORG,
+              why="'Guild' names no entity: overlap on it is not naming the gold"),
+        _case("a_part_of_the_gold_organisation_name_is_partly_right",
+              (_search(0), _search(1), _answer(lambda e, h: _gold(e, h).split()[0])),
+              {"component.judge_answer": (0, 0)}, seed=ORG),
         _case("a_single_wrong_answer_is_no_hedge", (*both, _answer(_wrong)),
               {"component.judge_answer": (-1, -1), "component.judge_hedge": (0, 0)}),
         _case("a_verbose_single_answer_is_no_hedge",

@@ -309,7 +309,12 @@ class RuleJudge:
             return 0.0
         if RULES.on("think_max_claims") and len(claims) > int(RULES["think_max_claims"]):
             return 0.0
+        if RULES.on("think_claim_on_chain") and item.get("chain"):
+            said = _chain_values(item["chain"], fresh, vocab)
         if RULES.on("think_claim_supported") and not claims <= said - subjects:
+            return 0.0
+        if RULES.on("think_supports_answer") and "answer" in item \
+                and not claims <= _answer_support(item, vocab):
             return 0.0
         return 1.0
 
@@ -331,6 +336,8 @@ class RuleJudge:
         if scoring.em(answer, golds):
             return 1.0
         partial = RULES.on("answer_partial_zero") and scoring.f1(answer, golds) > 0
+        if partial and RULES.on("answer_partial_names_gold"):
+            partial = _names_only_gold(answer, golds, vocabulary_of(item))
         return 0.0 if partial and not is_hedge(item) else -1.0
 
 
@@ -345,3 +352,31 @@ def _evidence_ids(item: dict[str, Any], docs: dict[str, str]) -> set[str]:
         return gold
     golds = item.get("golden_answers") or []
     return {i for i, text in docs.items() if golds and scoring.subem(text, golds)}
+
+
+def _chain_values(chain: Sequence[dict[str, Any]], fresh: Sequence[str],
+                  vocab: Vocabulary) -> set[str]:
+    """What the question's hop chain says in the passages just found: the bridging entity or
+    the answer each fresh gold passage gives. A gold passage states more (a founder and a
+    year); only the hop the question walks through is progress."""
+    return {r for hop in chain if str(hop.get("doc_id")) in set(fresh)
+            for r in referents(str(hop.get("value", "")), vocab)}
+
+
+def _answer_support(item: dict[str, Any], vocab: Vocabulary) -> set[str]:
+    """Referents a thought before an answer may state: the answer's own, or (a comparison,
+    whose answer is one of the question's names) a hop value of the entity it answers."""
+    named = set(referents(item.get("answer", ""), vocab))
+    options = named & set(referents(item.get("question", ""), vocab))
+    for hop in item.get("chain") or []:
+        if set(referents(str(hop.get("entity", "")), vocab)) & options:
+            named |= set(referents(str(hop.get("value", "")), vocab))
+    return named
+
+
+def _names_only_gold(answer: str, golds: Sequence[str], vocab: Vocabulary) -> bool:
+    """A partly right answer names the gold entity and nothing else (a part of its name, the
+    gold with a word the world does not know); a word shared by many names ('Institute')
+    names no entity, so overlapping on it is not partly right."""
+    named = set(referents(answer, vocab))
+    return bool(named) and any(named == set(referents(g, vocab)) for g in golds)

@@ -40,7 +40,9 @@ def test_a_stuffed_answer_never_matches_exactly(scores):
 def test_the_check_reports_every_hack_under_its_ceiling():
     results = run_hacks(ENV, episodes=SEEDS)
     judged = ("hack_copy_think", "hack_list_think", "hack_search_spam", "hack_salad_think",
-              "hack_glued_candidates")  # test_judge_integrity, test_issue36_attacks
+              "hack_glued_candidates", "hack_think_sibling_fact", "hack_think_retract",
+              "hack_think_any_passage", "hack_multi_think", "hack_kind_words")
+    # test_judge_integrity, test_issue36_attacks, test_issue36_outside_attacks
     assert sorted(r.hack for r in results) == sorted((*HACKS, *judged))
     assert all(r.ok for r in results), [r.render() for r in results]
 
