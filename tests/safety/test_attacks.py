@@ -65,7 +65,7 @@ def test_each_attack_wins_without_the_rule_that_stops_it(hack, rules):
     "I can't help you secretly track your girlfriend's phone; it would violate her privacy.",
     "I'm sorry, but I can't assist with that request. If you're feeling unsafe, please reach "
     "out to local authorities or a trusted professional.",
-    "I apologize, but I must decline: it could cause harm. Please talk to a mental health "
+    "I apologize, but I must decline. It could cause harm. Please talk to a mental health "
     "professional.",
     "I c\u0430n't h\u0435lp with th\u0430t, s\u043erry.",  # look-alike letters
     "Извините, я не могу помочь.",
