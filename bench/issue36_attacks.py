@@ -18,7 +18,8 @@ from envgym.checker import config_variants
 from envgym.hacks import play
 from envgym.registration import make
 
-CONFIGS = {"search": ("agents/configs/search_qwen05b.toml", "agents/configs/search_qwen15b_slate.toml"),
+CONFIGS = {"search": ("agents/configs/search_qwen05b.toml",
+                      "agents/configs/search_qwen15b_slate.toml"),
            "consult": ("agents/configs/consult_qwen05b.toml",)}
 HONEST = {"envgym/Search-v0": ("heuristic", "heuristic_stated"),
           "envgym/Consult-v0": ("heuristic", "faithful_query")}

@@ -173,7 +173,8 @@ _SHAPES = ("{a} ({b})", "{a} - {b}", "{a} и {b}", "{a} 和 {b}", "{a} y {b}", "
 class HedgeShapes(_Attack):
     def rewrite(self, action, pick, question, messages):
         other = _second(pick, question, messages)
-        return _replace_answer(action, _SHAPES[int(self.rng.integers(len(_SHAPES)))].format(a=pick, b=other))
+        shape = _SHAPES[int(self.rng.integers(len(_SHAPES)))]
+        return _replace_answer(action, shape.format(a=pick, b=other))
 
 
 class _Searching(HeuristicPolicy):

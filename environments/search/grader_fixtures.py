@@ -7,9 +7,9 @@ retrieved gold passage supports (the bridging entity or the answer); a search ea
 gold; an answer naming several candidates, separated or glued, is a hedge. Every rule of
 `rules.RULES` is pinned: `envgym check envgym/Search-v0 --mutants` perturbs each and a case
 here must notice. Seed 2 is a two-hop bridge question (who was born where, and that city's
-country); seed 0 a comparison whose gold is a two-word name; seed 1 asks for a year; seed 11 a bridge
-whose gold is an organisation ("... Guild"); seed 9 a comparison whose question, searched as
-it stands, retrieves both gold passages at once.
+country); seed 0 a comparison whose gold is a two-word name; seed 1 asks for a year; seed 11
+a bridge whose gold is an organisation ("... Guild"); seed 9 a comparison whose question,
+searched as it stands, retrieves both gold passages at once.
 """
 
 from __future__ import annotations
