@@ -108,8 +108,22 @@ class EnvConfig(_Strict):
         (a, b), (c, d) = self.train_seeds, self.eval_seeds
         if a < d and c < b:
             raise ValueError("train_seeds and eval_seeds overlap: evaluation must use held-out tasks")
+        self._known()
         self._held_out()
         return self
+
+    def _known(self) -> None:
+        """The id is registered and every kwarg is a constructor argument: checked when the
+        config loads, before any model, SFT or run folder (`envgym.envargs`)."""
+        from envgym.envargs import unknown_kwarg
+        from envgym.errors import EnvGymError
+
+        try:
+            problem = unknown_kwarg(self.id, [*self.kwargs, *self.eval_kwargs])
+        except EnvGymError as e:  # UnknownEnvironment names close matches and `envgym list`
+            raise ValueError(str(e)) from None
+        if problem is not None:
+            raise ValueError(problem)
 
     def _held_out(self) -> None:
         """Evaluation tasks are compared by id with training tasks (`agents/heldout.py`),

@@ -17,8 +17,11 @@ def train(config: Optional[Path] = typer.Argument(
               None, help="training config (TOML, or a run's train_config.json)"),
           resume: bool = typer.Option(False, "--resume",
                                       help="continue from the latest checkpoint"),
-          overwrite: bool = typer.Option(False, "--overwrite",
-                                         help="replace the run already in output_dir"),
+          overwrite: bool = typer.Option(
+              False, "--overwrite",
+              help="replace the run already in output_dir: deletes its metrics.jsonl, tb/, "
+                   "checkpoints/, final/, trajectories/, wandb/, train_config.json and eval_* "
+                   "files (listed on stderr); the tiny model and SFT warm start stay"),
           print_config: bool = typer.Option(
               False, "--print-config",
               help="print the resolved config as TOML (every default without CONFIG)")

@@ -67,13 +67,23 @@ def prepare_output(cfg: TrainConfig, resume: bool, overwrite: bool, rank: int
                             "--overwrite to replace it (or set another output_dir)")
     if rank == 0:
         if overwrite:
-            for name in RUN_FILES:
-                _remove(out / name)
-            for old in out.glob("eval_*_step*.jsonl"):
-                old.unlink()
+            _overwrite(out)
         _writable(out)
         (out / CONFIG_FILE).write_text(cfg.model_dump_json(indent=2) + "\n")
     return state
+
+
+def _overwrite(out: Path) -> list[str]:
+    """Delete the previous run's files, saying on stderr which (and what stays)."""
+    doomed = [out / name for name in RUN_FILES if (out / name).exists()]
+    doomed += sorted(out.glob("eval_*_step*.jsonl"))
+    if doomed:
+        kept = sorted(p.name for p in out.iterdir() if p not in doomed) if out.is_dir() else []
+        print(f"--overwrite: deleting {', '.join(p.name for p in doomed)} from {out}"
+              + (f" (keeping {', '.join(kept)})" if kept else ""), file=sys.stderr)
+    for path in doomed:
+        _remove(path)
+    return [p.name for p in doomed]
 
 
 def _remove(path: Path) -> None:

@@ -160,16 +160,21 @@ def _check_mutants(env_id: str | None, config: Path | None, env_kwargs: dict[str
 @app.command()
 def init(
     name: Annotated[str, typer.Argument(help="package name, a lower-case identifier (e.g. maze_env)")],
-    directory: Annotated[Optional[Path], typer.Option("--dir", help="where to write (default ./NAME)")] = None,
+    directory: Annotated[Optional[Path], typer.Option(
+        "--dir", help="where to write (default ./NAME with - for _, e.g. ./maze-env: a folder "
+                      "named like the package would shadow it)")] = None,
     multi_agent: Annotated[bool, typer.Option("--multi-agent", help="a PettingZoo-style multi-agent env")] = False,
     force: Annotated[bool, typer.Option("--force", help="write into a non-empty directory")] = False,
 ) -> None:
     """Write a plugin package for a new environment: env, scripted baselines, tests, entry point."""
-    from envgym.scaffold import env_id_for, init as write
+    from envgym.scaffold import default_dir, env_id_for, init as write, layout_warning
 
-    root = directory or Path(name)
+    root = directory or Path(default_dir(name))
     for path in write(name, root, multi_agent=multi_agent, force=force):
         err.print(f"  wrote {path}")
+    warning = layout_warning(name, root)
+    if warning:
+        err.print(warning)
     print(f"{env_id_for(name)} in {root}: pip install -e {root} && envgym check {env_id_for(name)} "
           f"&& (cd {root} && python -m pytest -q)")
 
@@ -327,47 +332,19 @@ _KINDS = ("hf", "openai", "vllm", "scripted")
 def _check_env_kwargs(env: str, kwargs: dict[str, Any]) -> None:
     """Every `--env-arg` key must be a constructor argument: a typo would otherwise fail
     every episode (or be swallowed) only after the run started."""
-    import difflib
-
+    from envgym.envargs import constructor_keys, unknown_kwarg
     from envgym.registration import load_entry_point, make, spec as env_spec
 
-    known = _constructor_keys(load_entry_point(env_spec(env).entry_point))
-    if known is None:  # **kwargs we cannot follow: ask the constructor itself
-        try:
+    if constructor_keys(load_entry_point(env_spec(env).entry_point)) is None:
+        try:  # **kwargs we cannot follow: ask the constructor itself
             probe = make(env, **kwargs)
         except TypeError as e:
             raise typer.BadParameter(f"{env}: {e}", param_hint="--env-arg") from None
         getattr(probe, "close", lambda: None)()
         return
-    for key in kwargs:
-        if key not in known:
-            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise typer.BadParameter(f"{env} takes no argument {key!r}.{hint} It takes: "
-                                     f"{', '.join(known) or 'none'}", param_hint="--env-arg")
-
-
-def _constructor_keys(creator: Any) -> list[str] | None:
-    """The keyword arguments `creator` accepts, following `**kwargs` up a class's MRO (an
-    env's `**kwargs` go to its base class); None where they lead somewhere unseen."""
-    import inspect
-
-    if isinstance(creator, type):
-        inits = [vars(c)["__init__"] for c in creator.__mro__
-                 if c is not object and "__init__" in vars(c)]
-    else:
-        inits = [creator]
-    keys: set[str] = set()
-    for init in inits:
-        try:
-            params = inspect.signature(init).parameters.values()
-        except (TypeError, ValueError):
-            return None
-        keys |= {p.name for p in params if p.name != "self"
-                 and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-        if not any(p.kind is p.VAR_KEYWORD for p in params):
-            return sorted(keys)
-    return None if inits else []
+    problem = unknown_kwarg(env, kwargs)
+    if problem is not None:
+        raise typer.BadParameter(problem, param_hint="--env-arg")
 
 
 def _normalized_spec(value: str) -> str:

@@ -159,4 +159,22 @@ def _load_plugins() -> None:
             if callable(target):
                 target()
         except Exception as e:  # a third party's bug must not break `envgym list`
-            warnings.warn(f"envgym plugin `{ep.name}` ({ep.value}) failed to load: {e}", stacklevel=2)
+            warnings.warn(f"envgym plugin `{ep.name}` ({ep.value}) failed to load: {e}"
+                          f"{_shadowing_hint(ep.value)}", stacklevel=2)
+
+
+def _shadowing_hint(value: str) -> str:
+    """Why a plugin's module came up empty: a folder of its name on `sys.path` (the one a
+    script runs from) imports as a namespace package ahead of the installed plugin."""
+    import sys
+
+    module = sys.modules.get(value.split(":", 1)[0].split(".", 1)[0])
+    if module is None or getattr(module, "__file__", None) is not None:
+        return ""
+    from envgym.scaffold import default_dir
+
+    where = ", ".join(getattr(module, "__path__", [])) or "a folder on sys.path"
+    return (f". `{module.__name__}` was imported as a namespace package from {where}: a "
+            "folder with the package's name beside the script shadows the installed plugin; "
+            f"run from another directory, or rename the folder to `{default_dir(module.__name__)}` "
+            "(what `envgym init` writes)")

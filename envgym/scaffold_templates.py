@@ -68,7 +68,7 @@ def register() -> None:
             "random": "__NAME__.policies:RandomPolicy",
             "oracle": "__NAME__.policies:OraclePolicy",
             "hack_spray": "__NAME__.policies:HackSprayPolicy",
-        },__MULTI_FLAG__
+        },__MULTI_FLAG____GRADER_FIXTURES__
     )
 '''
 
@@ -165,6 +165,48 @@ class __CLASS__Env(TextEnv):
 
     def _state(self) -> Any:
         return {"task": self.task_id, "read": sorted(self.read)}
+'''
+
+GRADER_FIXTURES = '''"""Grader fixtures for `__ENV_ID__`: labelled actions and the judgement the grader must reach.
+
+`envgym check` plays each case and fails when the reward says otherwise, so a weakened grader
+(a rule deleted, a cost changed) is caught even where no `hack_*` policy exploits the gap
+(`envgym.graders`). When you make the task yours, write one case per judgement it makes.
+"""
+
+from __future__ import annotations
+
+from envgym.graders import GraderCase, Ordering
+
+
+def _read_then(answer):
+    """Read the next unread entry; once all are read, answer `answer(env)`."""
+    def act(env, history, info):
+        unread = [i for i in range(1, len(env.entries) + 1) if i not in env.read]
+        return f"<read>{unread[0]}</read>" if unread else f"<answer>{answer(env)}</answer>"
+    return act
+
+
+HONEST = _read_then(lambda env: sum(env.entries))
+WRONG = _read_then(lambda env: sum(env.entries) + 1)
+
+
+def fixtures() -> list[GraderCase | Ordering]:
+    honest = GraderCase("reading_every_entry_then_the_total_is_paid", (HONEST,) * 8,
+                        {"component.correct": (1, 1), "terminated": (1, 1)})
+    guess = GraderCase("a_blind_guess", ("<answer>0</answer>",),
+                       {"component.correct": (0, 0), "terminated": (1, 1)})
+    return [
+        honest,
+        guess,
+        GraderCase("a_wrong_total_earns_nothing", (WRONG,) * 8,
+                   {"component.correct": (0, 0), "terminated": (1, 1)}),
+        GraderCase("each_read_costs", ("<read>1</read>",), {"component.tool_cost": (-0.05, -0.05)}),
+        GraderCase("two_totals_are_not_an_answer", ("<answer>12 or 13</answer>",),
+                   {"component.correct": (0, 0), "component.format": (-0.1, -0.1),
+                    "terminated": (0, 0)}),
+        Ordering("reading_beats_guessing", honest, guess, margin=0.5),
+    ]
 '''
 
 POLICIES = '''"""Scripted policies for `__ENV_ID__`: honest baselines and an attack on the reward.

@@ -36,7 +36,8 @@ def test_scaffold_installs_registers_checks_and_passes_its_tests(tmp_path, multi
     assert done.returncode == 0, done.stderr
     assert {p.relative_to(package).as_posix() for p in package.rglob("*") if p.is_file()} == {
         "pyproject.toml", "README.md", f"{name}/__init__.py", f"{name}/env.py",
-        f"{name}/policies.py", "tests/test_env.py"}
+        f"{name}/policies.py", "tests/test_env.py"} | (
+        set() if multi_agent else {f"{name}/grader_fixtures.py"})
     assert '[project.entry-points."envgym.environments"]' in (package / "pyproject.toml").read_text()
     env = _install(package, tmp_path / "site")
     env_id = env_id_for(name)
@@ -46,6 +47,8 @@ def test_scaffold_installs_registers_checks_and_passes_its_tests(tmp_path, multi
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "[PASS] hacks: 1 hacks stay under their ceilings" in checked.stdout
     assert "[FAIL]" not in checked.stdout and "too short" not in checked.stdout
+    if not multi_agent:  # the single-agent starter ships its grader fixtures
+        assert "[PASS] graders: 6 grader fixtures hold" in checked.stdout, checked.stdout
     tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                             str(package / "tests")], env=env, cwd=tmp_path,
                            capture_output=True, text=True, timeout=600)
@@ -88,3 +91,46 @@ def test_a_non_empty_directory_is_not_overwritten(tmp_path):
     assert (tmp_path / "notes.txt").read_text() == "mine"
     init("demoenv", tmp_path, force=True)
     assert (tmp_path / "demoenv" / "env.py").is_file() and (tmp_path / "notes.txt").exists()
+
+
+def test_the_default_folder_is_never_the_package_name(tmp_path, monkeypatch):
+    """Issue 35: `./maze_env` beside a script imports as a namespace package and hides the
+    installed plugin; the default folder is `./maze-env`."""
+    from envgym.scaffold import default_dir
+
+    assert default_dir("maze_env") == "maze-env" and default_dir("maze") == "maze-plugin"
+    monkeypatch.chdir(tmp_path)
+    written = init("maze_env")
+    assert all(p.parts[0] == "maze-env" for p in written)
+    assert (tmp_path / "maze-env" / "maze_env" / "grader_fixtures.py").is_file()
+
+
+def test_a_folder_named_like_the_package_gets_a_warning_saying_what_to_do(tmp_path, capsys):
+    from envgym.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["init", "maze_env", "--dir", str(tmp_path / "maze_env")])
+    assert stop.value.code in (0, None)
+    err = " ".join(capsys.readouterr().err.split())
+    assert "warning: the folder" in err and "has no attribute 'register'" in err
+    assert str(tmp_path / "maze-env") in err
+    with pytest.raises(SystemExit):
+        main(["init", "other_env", "--dir", str(tmp_path / "other-env")])
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_a_plugin_shadowed_by_a_folder_says_why(tmp_path, monkeypatch):
+    """The load failure names the folder that shadowed the plugin and the fix."""
+    import importlib
+    import sys
+
+    from envgym.registration import _shadowing_hint
+
+    (tmp_path / "shadowed_env").mkdir()  # a bare folder: a namespace package
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "shadowed_env", raising=False)
+    importlib.import_module("shadowed_env")
+    hint = _shadowing_hint("shadowed_env:register")
+    assert "namespace package" in hint and str(tmp_path / "shadowed_env") in hint
+    assert "shadowed-env" in hint
+    assert _shadowing_hint("envgym:register") == ""  # a real package: nothing to add
