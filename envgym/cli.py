@@ -287,7 +287,9 @@ def rollout(
                          env_kwargs=env_kwargs, out=str(out_file), progress=True,
                          workers=workers)
     summary = aggregate(env, spec if isinstance(spec, str) else json.dumps(spec), trajs)
-    scored = (f"mean reward {summary['mean_reward']:.3f}, success {summary['success_rate']:.3f}"
+    from envgym.evaluation import reward_line
+
+    scored = (f"{reward_line(summary)}, success {summary['success_rate']:.3f}"
               if summary["completed"] else "no episode completed")
     err.print(f"wrote {len(trajs)} trajectories to {out_file}: {scored} "
               f"({summary['errors']} failed, not scored)")

@@ -8,7 +8,10 @@ aggregates (`Env.summarize`). Episodes are produced by `run_episodes`.
 Policies are ranked on the task reward. Reward components an environment declares as
 training-time shaping (`shaping_components`, e.g. TimeSeries-v0's decaying exploration
 bonus) are left out of `mean_reward` and reported apart as `shaping_reward`; `train_reward`
-is the sum the trainer optimised.
+is the sum the trainer optimised (`mean_reward + shaping_reward`). Every line envgym prints
+uses these names, never a bare "mean reward": the progress line of a rollout reports
+`train_reward` (it sees returns before shaping is known), the summaries `mean_reward` beside
+it (`reward_line`).
 
 Failures are not scores. An episode that ended in an exception or timeout (a dead policy
 server, a crashed sandbox: `Trajectory.error`) says nothing about the policy, so every metric
@@ -30,7 +33,7 @@ from envgym.registration import load_entry_point, make, spec
 from envgym.trajectory import Trajectory
 
 __all__ = ["MAX_ERROR_RATE", "aggregate", "evaluate", "failure_reasons", "pass_at_k",
-           "run_episodes", "shaping_components", "shaping_return"]
+           "reward_line", "run_episodes", "shaping_components", "shaping_return"]
 
 MAX_ERROR_RATE = 0.1
 """Default share of failed episodes above which `envgym eval` exits non-zero."""
@@ -85,6 +88,16 @@ def aggregate(env_id: str, policy: str, trajectories: list[Trajectory], k: int =
             result[f"pass@{kk}"] = _mean([pass_at_k(len(v), sum(t.success for t in v), kk)
                                           for v in by_task.values()])
     return result
+
+
+def reward_line(summary: dict[str, Any]) -> str:
+    """`mean_reward X (task reward)`, with `train_reward Y (shaping included)` when shaping
+    paid anything: the names of `aggregate`'s JSON, so no two lines call different numbers
+    the same thing."""
+    line = f"mean_reward {summary['mean_reward']:.3f} (task reward)"
+    if summary.get("shaping_reward"):
+        line += f", train_reward {summary['train_reward']:.3f} (shaping included)"
+    return line
 
 
 def failure_reasons(failed: list[Trajectory], limit: int = 10) -> dict[str, int]:

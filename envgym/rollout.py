@@ -491,7 +491,7 @@ class _Progress:
         if self.enabled:
             self.bar.stop()
             n = max(1, len(self.rewards))
-            scored = (f"mean reward {sum(self.rewards) / n:.3f}, success "
+            scored = (f"train_reward {sum(self.rewards) / n:.3f} (shaping included), success "
                       f"{self.successes / n:.3f}" if self.rewards else "nothing to score")
             print(f"{self.label}: {len(self.rewards)} completed trajectories, {scored}; "
                   f"{self.errors} failed (not scored)", file=sys.stderr)
