@@ -83,18 +83,24 @@ class ModelConfig(_Strict):
 
 class EnvConfig(_Strict):
     id: str
-    """Registered environment id, e.g. `envgym/TimeSeries-v0` (`envgym list`)."""
+    """Registered environment id, e.g. `envgym/TimeSeries-v0` (`envgym list`); an unknown id
+    fails when the config loads, naming the closest ids, before any model work."""
     weight: float = Field(1.0, gt=0)
     """Relative share of each step's tasks drawn from this environment."""
     kwargs: dict[str, Any] = Field(default_factory=dict)
-    """Keyword arguments for `envgym.make` (the same as `--env-arg` on the command line)."""
+    """Keyword arguments for `envgym.make` (the same as `--env-arg` on the command line); a
+    key the environment does not take fails when the config loads, naming the keys it takes."""
     train_seeds: tuple[int, int] = (0, 1_000_000)
     """Tasks are drawn from seeds in [lo, hi); keep eval seeds outside this range."""
     eval_seeds: tuple[int, int] = (1_000_000, 1_000_064)
-    """Held-out task seeds [lo, hi) for evaluation; must not overlap `train_seeds`."""
+    """Held-out task seeds [lo, hi) for evaluation; must not overlap `train_seeds`. Where an
+    environment cycles through a finite pool (`seed % N`), the tasks are compared by id too:
+    no task these seeds reach under `kwargs | eval_kwargs` may be one `train_seeds` reach
+    under `kwargs`, with or without `eval_kwargs`."""
     eval_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Overrides of `kwargs` for evaluation, e.g. `{ split = "test" }`: a held-out pool for
-    environments that cycle through a finite task set."""
+    environments that cycle through a finite task set (Search-v0: 200 of the 1,000 generated
+    questions; CodeRefine-v0: 14 of the 42 built-in problems; Consult-v0, SafetyRules-v0)."""
     agents: dict[str, str] = Field(default_factory=dict)
     """Multi-agent environments: agents that play a fixed policy (`agent_1 = "scripted:noisy"`),
     `trainable=False` and no gradient. Every other agent plays the learner's policy."""
