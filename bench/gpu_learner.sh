@@ -12,10 +12,12 @@
 # their JSON lines, then one summary line: tokens/s, episodes-per-step time and MFU (model
 # FLOPs 8 N per sequence token per step over the peak, ~790 bf16 TFLOP/s measured on the H200)
 # per bench and side. Where TRL is not installed (it cannot be fetched there) envgym runs
-# alone and the line says so. Logs and JSON stay in $OUT.
+# alone and the line says so. Logs and JSON stay in $OUT; the warm-started multi-turn model
+# (2 GB at the 0.5B shape) in $MODEL_DIR, outside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-/tmp/envgym-gpu-learner}"
+MODEL_DIR="${MODEL_DIR:-/tmp/envgym-gpu-learner-model}"
 PY="${PYTHON:-python3}"
 export TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1
 mkdir -p "$OUT"
@@ -43,7 +45,7 @@ timeout "${LIMITS[0]}" "$PY" bench/learner_vs_trl.py "${COMMON[@]}" "${SINGLE[@]
   ${SIDES[@]+"${SIDES[@]}"} > "$OUT/single.json" 2> "$OUT/single.log" \
   || echo "gpu_learner: the single-turn bench failed or timed out (see $OUT/single.log)" >&2
 timeout "${LIMITS[1]}" "$PY" bench/multiturn_vs_trl.py "${COMMON[@]}" "${MULTI[@]}" \
-  --tiny "$OUT/multiturn-model" ${SIDES[@]+"${SIDES[@]}"} > "$OUT/multi.json" \
+  --tiny "$MODEL_DIR" ${SIDES[@]+"${SIDES[@]}"} > "$OUT/multi.json" \
   2> "$OUT/multi.log" \
   || echo "gpu_learner: the multi-turn bench failed or timed out (see $OUT/multi.log)" >&2
 

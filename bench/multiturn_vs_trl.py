@@ -169,15 +169,22 @@ class AddToolEnv(TextEnv):
 
 
 def parse_calls(text: str) -> list[dict]:
-    """Every `<tool_call>` block of `text` whose JSON is a call (`name`, `arguments`)."""
+    """The turn's calls as TRL's `parse_response` reads them: every `<tool_call>` block, or
+    none at all when any block is unclosed (a turn cut at its token budget) or not a JSON
+    call (`name`, `arguments`): TRL then falls back to plain text, which ends the episode."""
+    blocks = _CALL.findall(text)
+    if len(blocks) != text.count("<tool_call>"):
+        return []
     calls = []
-    for block in _CALL.findall(text):
+    for block in blocks:
         try:
             call = json.loads(block)
         except ValueError:
-            continue
-        if isinstance(call, dict) and "name" in call and isinstance(call.get("arguments"), dict):
-            calls.append(call)
+            return []
+        if not (isinstance(call, dict) and "name" in call
+                and isinstance(call.get("arguments"), dict)):
+            return []
+        calls.append(call)
     return calls
 
 
@@ -346,7 +353,7 @@ def trl_run(model_dir: Path, steps: int, seed: int, budget: int = 0) -> list[dic
     args = GRPOConfig(
         output_dir=tempfile.mkdtemp(prefix="trl-bench-"),
         per_device_train_batch_size=PROMPTS * GROUP, num_generations=GROUP,
-        max_completion_length=(CALLS + 1) * MAX_TOKENS + CALLS * 32,  # never cuts
+        max_completion_length=(CALLS + 1) * MAX_TOKENS + CALLS * 128,  # never cuts
         generation_kwargs={"max_new_tokens": MAX_TOKENS}, max_tool_calling_iterations=CALLS,
         max_steps=steps, learning_rate=LR, lr_scheduler_type="constant", warmup_steps=0,
         weight_decay=0.0, max_grad_norm=1.0, beta=0.0, epsilon=0.2, epsilon_high=0.28,
