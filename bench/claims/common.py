@@ -108,12 +108,13 @@ def provenance() -> dict[str, Any]:
     def git(*args: str) -> str:
         try:
             return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
-                                  timeout=30).stdout.strip()
+                                  timeout=30).stdout
         except (OSError, subprocess.SubprocessError):
             return ""
     dirty = git("status", "--porcelain", "--", "agents", "envgym", "environments", "bench/claims")
-    return {"commit": git("rev-parse", "HEAD") or "unknown",
-            "dirty_files": [line[3:] for line in dirty.splitlines() if line[:2].strip() != "??"]}
+    return {"commit": git("rev-parse", "HEAD").strip() or "unknown",
+            "dirty_files": [line[3:] for line in dirty.splitlines()
+                            if len(line) > 3 and line[:2] != "??"]}
 
 
 def episodes_per_step(cfg: Any) -> int:
@@ -187,6 +188,7 @@ def run_arm(claim: Claim, arm: Arm, seed: int, steps: int | None, out: Path,
     base = merge(claim.base(seed), SMOKE) if smoke else claim.base(seed)
     if steps is not None:
         base["steps"] = steps
+    started = provenance() if claim.v3 else {}  # the code this arm runs is the code now
     warm = _warm_start(base, out / f"seed{seed}")
     run_dir = out / f"seed{seed}" / arm.name
     cfg = load_config(merge(merge(base, arm.overrides), {
@@ -204,6 +206,7 @@ def run_arm(claim: Claim, arm: Arm, seed: int, steps: int | None, out: Path,
         record.update(claim.extra(run_dir, trajs))
     if claim.v3:
         record.update(_v3_fields(claim, cfg, warm, out / f"seed{seed}", smoke))
+        record.update(started)
     return record
 
 
