@@ -53,8 +53,8 @@ def test_lr_schedule_warmup_then_linear_decay():
 
 
 def test_task_sampler_is_a_pure_function_of_its_cursor():
-    envs = [EnvConfig(id="a/A-v0", weight=3, train_seeds=(0, 100), eval_seeds=(100, 110)),
-            EnvConfig(id="b/B-v0", weight=1, train_seeds=(500, 600), eval_seeds=(0, 10))]
+    envs = [EnvConfig(id="envgym/TimeSeries-v0", weight=3, train_seeds=(0, 100), eval_seeds=(100, 110)),
+            EnvConfig(id="envgym/Debate-v0", weight=1, train_seeds=(500, 600), eval_seeds=(0, 10))]
     s = TaskSampler(envs, seed=1)
     plan1 = [s.next(step, 8) for step in (1, 2)]
     assert sum(n for _, _, n in plan1[0]) == 8
