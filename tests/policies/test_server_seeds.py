@@ -48,7 +48,7 @@ class _Server:
 
 @pytest.fixture(scope="module")
 def server(tiny_policy):
-    limits = Limits(max_tokens=64, max_prompt_tokens=400, context=8192,
+    limits = Limits(max_tokens=64, max_prompt_tokens=3000, context=8192,
                     vocab=len(tiny_policy.tokenizer))
     s = _Server(create_app(tiny_policy, model_name="tiny", limits=limits, chunk_tokens=4))
     yield s
@@ -133,3 +133,46 @@ def test_a_lone_seeded_row_samples_from_its_own_seed(tiny_policy):
                   SamplingParams(max_tokens=12)) for n in (5, 20, 40)]
     beside = asyncio.run(run(rows([7]) + longer))[0]
     assert lone == together == beside
+
+
+def _episodes_ids(url: str, tiny_dir, concurrency: int) -> dict[int, list[list[int]]]:
+    """64 seeded TimeSeries episodes through `openai:` against the server: ids per turn."""
+    from envgym.agents.policies.openai import OpenAIPolicy
+    from envgym.policy import SamplingParams
+    from envgym.rollout import collect
+
+    policy = OpenAIPolicy(url, "tiny", tokenizer=str(tiny_dir), mode="tokens",
+                          concurrency=concurrency)
+    trajs = collect("envgym/TimeSeries-v0", policy, episodes=EPISODES, seed=11,
+                    env_kwargs={"series_length": 512, "sketch_points": 4, "zoom_points": 4,
+                                "max_rounds": 1, "tool_format": "tag"},
+                    sampling=SamplingParams(max_tokens=8, temperature=1.0),
+                    concurrency=concurrency)
+    assert all(t.error is None for t in trajs), [t.error for t in trajs if t.error][:2]
+    return {t.seed: [turn.action_token_ids for turn in t.turns] for t in trajs}
+
+
+@pytest.mark.slow  # minutes of CPU: three passes of 64 episodes, every seeded chunk re-prefilled
+def test_seeded_episodes_are_identical_at_concurrency_1_and_64(server, tiny_policy, tiny_dir):
+    import threading
+
+    one = _episodes_ids(server.url, tiny_dir, 1)
+    many = _episodes_ids(server.url, tiny_dir, EPISODES)
+    stop = threading.Event()
+
+    def flood() -> None:
+        with httpx.Client(base_url=server.url, timeout=120) as client:
+            while not stop.is_set():
+                for body in _noise(tiny_policy)[:4]:
+                    client.post("/v1/completions", json=body)
+
+    background = threading.Thread(target=flood, daemon=True)
+    background.start()
+    try:
+        beside = _episodes_ids(server.url, tiny_dir, EPISODES)
+    finally:
+        stop.set()
+        background.join(60)
+    assert len(one) == EPISODES and sum(len(v) for v in one.values()) > EPISODES
+    assert many == one
+    assert beside == one
