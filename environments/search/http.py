@@ -225,7 +225,7 @@ class HTTPRetriever:
     kind = "http"
 
     def __init__(self, url: str, *, timeout: float = 10.0, retries: int = 5, backoff: float = 0.2,
-                 max_per_request: int = 256):
+                 max_per_request: int = 256, max_query_chars: int = MAX_QUERY_CHARS):
         import httpx
 
         base = url.rstrip("/")
@@ -233,9 +233,10 @@ class HTTPRetriever:
         self.client = httpx.Client(timeout=timeout)
         self.retries, self.backoff = retries, backoff
         self.max_per_request = max(1, max_per_request)  # under any server's --max-queries
+        self.max_query_chars = max_query_chars  # cut as in-process retrieval cuts, not a 413
 
     def search(self, queries: list[str], topk: int) -> list[list[Hit]]:
-        queries = list(queries)
+        queries = [q[:self.max_query_chars] for q in queries]
         step = self.max_per_request
         return [row for i in range(0, len(queries), step)
                 for row in self._search(queries[i:i + step], topk)]

@@ -14,7 +14,7 @@ import tracemalloc
 import httpx
 import pytest
 
-from envgym.environments.search.http import _Batcher, create_app
+from envgym.environments.search.http import HTTPRetriever, _Batcher, create_app
 from envgym.environments.search.retrievers import MAX_QUERY_CHARS, Document, Hit
 
 
@@ -63,6 +63,11 @@ def test_the_server_refuses_an_over_long_query_naming_the_limit(bm25, server_thr
         assert "query 1" in detail
         ok = httpx.post(f"{url}/retrieve", json={"query": "born " * 800}, timeout=60)
         assert ok.status_code == 200 and len(ok.json()["result"][0]) == 3
+        client = HTTPRetriever(url)  # the client cuts as in-process search does: no 413
+        try:
+            assert client.search([big], 2)[0] == bm25.search([big], 2)[0]
+        finally:
+            client.close()
 
 
 class _Recorder:
