@@ -85,7 +85,9 @@ in agents/config.py; tests/learner/test_configdoc.py fails when this file is sta
 model, so a config states only what differs; `[[envs]]` is the one required entry. An unknown
 key is an error that names it (and the closest known key). `envgym train --print-config`
 prints every key with its default; a run saves its resolved config as
-`OUTPUT_DIR/train_config.json`, which `envgym train` also reads.
+`OUTPUT_DIR/train_config.json`, which `envgym train` also reads. Which reward terms each
+family's offline grader verifies, and which need a model judge (`judge = ...` in an env's
+`kwargs`), is in [graders.md](graders.md).
 """
 
 
