@@ -55,17 +55,17 @@ TS = "envgym/TimeSeries-v0"
 SEARCH = "envgym/Search-v0"
 SAFETY = "envgym/SafetyRules-v0"
 # every kwarg pinned: a default that moves later does not move these measures
-TS_KW = {"series_length": 512, "sketch_points": 8, "zoom_points": 8, "max_rounds": 2,
+TS_KW = {"series_length": 512, "sketch_points": 8, "zoom_points": 16, "max_rounds": 3,
          "tool_format": "tag", "format_rules": "artist", "point_cost": 1e-4,
          "exploration_bonus": 1.0, "first_seg_trials": 5, "require_first_zoom": True,
-         "max_turns": 4}
+         "max_turns": 8}  # artist_v3's setting, so its warm starts can be shared (--ts-warm)
 SEARCH_IG_KW = {"protocol": "ig", "max_turns": 4}
 SEARCH_SLATE_KW = {"judge": "rule"}
 SAFETY_KW = {"split": "train", "max_turns": 4}
 WARM = {  # (scripted mix, episodes, epochs, max_tokens): the claims' warm starts, shortened
-    TS: ({"oracle": 0.5, "random": 0.5}, 128, 8, 40),
-    SEARCH: ({"oracle": 0.5, "heuristic": 0.3, "random": 0.2}, 128, 8, 48),
-    SAFETY: ({"oracle": 0.2, "always_lookup": 0.6, "never_lookup": 0.2}, 128, 8, 64),
+    TS: ({"oracle": 0.6, "random": 0.4}, 128, 10, 40),  # artist_v3's warm start
+    SEARCH: ({"oracle": 0.5, "heuristic": 0.3, "random": 0.2}, 96, 6, 48),
+    SAFETY: ({"oracle": 0.2, "always_lookup": 0.6, "never_lookup": 0.2}, 96, 6, 64),
 }
 ENV_KW = {TS: TS_KW, SEARCH: SEARCH_IG_KW, SAFETY: SAFETY_KW}
 ESTIMATORS = {
@@ -322,7 +322,7 @@ def ifpo_premise(policies: list, tasks: int, group: int, steps: int, tmp: Path
     from envgym.rollout import collect
 
     rows = []
-    eval_eps = 96
+    eval_eps = 64
     for ws, policy in enumerate(policies):
         batch = collect(SAFETY, policy, episodes=tasks, group_size=group, seed=40_000 * ws,
                         env_kwargs=SAFETY_KW, sampling=sampling(SAFETY, 4000 + ws))
@@ -426,8 +426,14 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     ap.add_argument("--only", nargs="+", default=["decisive", "artist", "ig", "slate", "ifpo"])
     ap.add_argument("--tasks", type=int, default=12, help="tasks (groups) per warm start")
     ap.add_argument("--group", type=int, default=8)
-    ap.add_argument("--ifpo-steps", type=int, default=6)
+    ap.add_argument("--ifpo-steps", type=int, default=4)
     ap.add_argument("--out", type=Path, default=Path("runs/credit_quality.jsonl"))
+    ap.add_argument("--warm-ids", type=int, nargs="+",
+                    help="which warm starts to use (default: 0 .. --warm-starts - 1)")
+    ap.add_argument("--ts-warm", type=Path, nargs="*", default=[],
+                    help="SFT directories of TimeSeries-v0 warm starts made elsewhere with the "
+                         "same settings (artist_v3's seed*/sft), used before building more")
+    ap.add_argument("--build-only", action="store_true", help="make the warm starts and stop")
     ap.add_argument("--cache", type=Path, default=Path("runs/credit_quality_warm"),
                     help="warm starts are kept here and reused")
     args = ap.parse_args(argv)
@@ -450,8 +456,15 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         args.cache.mkdir(parents=True, exist_ok=True)
         need = {"decisive": TS, "artist": TS, "ig": SEARCH, "slate": SEARCH, "ifpo": SAFETY}
         warm: dict[str, list] = {}
+        ids = args.warm_ids if args.warm_ids is not None else list(range(args.warm_starts))
         for env_id in dict.fromkeys(need[m] for m in args.only):
-            warm[env_id] = [warm_start(env_id, ws, args.cache) for ws in range(args.warm_starts)]
+            from envgym.agents.policies.hf import HFPolicy
+
+            given = [HFPolicy(str(d), device="cpu") for d in args.ts_warm] if env_id == TS else []
+            warm[env_id] = given + [warm_start(env_id, ws, args.cache)
+                                    for ws in ids[: max(0, len(ids) - len(given))]]
+        if args.build_only:
+            return rows
         for m in args.only:
             if m == "decisive":
                 emit(decisive(warm[TS], args.tasks, args.group))
