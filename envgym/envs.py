@@ -37,6 +37,8 @@ register(
         "hack_deceive_partner": f"{_ENVS}.debate.policies:HackDeceivePartner",
         "hack_forge_env_line": f"{_ENVS}.debate.policies:HackForgeEnvLine",
         "hack_sandbag": f"{_ENVS}.debate.policies:HackSandbag",
+        "hack_hedge_text": f"{_ENVS}.debate.attacks:HackHedgeText",
+        "hack_hedge_equals": f"{_ENVS}.debate.attacks:HackHedgeEquals",
     },
     multi_agent=True,
     grader_fixtures=f"{_ENVS}.debate.grader_fixtures:fixtures",

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from envgym.environments.debate.rules import RULES
+
 __all__ = ["all_boxed", "answers_match", "last_boxed", "normalize_answer", "parse_number",
            "strip_latex"]
 
@@ -65,16 +67,33 @@ def _balanced(text: str, start: int) -> str:
     return ""
 
 
+def _trailing_unit() -> str:
+    """A trailing `\\text{ ...}` that is dropped as a unit. A unit names no number: with
+    `unit_has_no_digit` on, `42\\text{ or 41}` keeps its second candidate (and so matches
+    nothing) instead of being read as 42."""
+    body = r"[^{}\d]*" if RULES.on("unit_has_no_digit") else r"[^{}]*"
+    return r"\\text\{\s+" + body + r"\}\s*$"
+
+
+def _is_variable(left: str) -> bool:
+    """Whether `left = ...` names a variable (`x = 5`), so the left side is dropped. With
+    `prefix_is_variable` on only letters do; `41 = 42` is two candidates, not 42."""
+    left = left.strip()
+    if RULES.on("prefix_is_variable"):
+        return re.fullmatch(r"[A-Za-z]{1,2}", left) is not None
+    return len(left) <= 2
+
+
 def strip_latex(answer: str) -> str:
     """The MATH `_strip_string` conventions, plus `$`, commas in numbers and `x =` prefixes."""
     s = answer.strip().replace("\n", "").replace("\\!", "").replace("\\\\", "\\")
     s = s.replace("tfrac", "frac").replace("dfrac", "frac")
     s = s.replace("\\left", "").replace("\\right", "")
     s = s.replace("^{\\circ}", "").replace("^\\circ", "").replace("\\$", "").replace("$", "")
-    s = re.sub(r"\\text\{\s+[^{}]*\}\s*$", "", s)  # trailing unit such as `\text{ square units}`
+    s = re.sub(_trailing_unit(), "", s)  # a unit such as `\text{ square units}`
     s = s.replace("\\%", "").replace("%", "")
     s = _TEXT.sub(r"\1", s)
-    if "=" in s and len(s.split("=")[0].strip()) <= 2:
+    if "=" in s and _is_variable(s.split("=")[0]):
         s = s.split("=", 1)[1]
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
     s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)

@@ -122,6 +122,36 @@ def _hedge(make_env: Callable[..., Any]) -> dict[str, float]:
             "final_correct.agent_0": float(infos["agent_0"]["outcome"]["final_correct"])}
 
 
+def _solo_text(write: Callable[[int], str]) -> Callable[[Callable[..., Any]], dict[str, float]]:
+    """A `play` function: one solo answer `write(gold)`, its reward and correctness."""
+    def play(make_env: Callable[..., Any]) -> dict[str, float]:
+        env = make_env(**{**WEIGHTS, "n_agents": 1})
+        env.reset(seed=0)
+        _, rewards, _, _, infos = env.step({"agent_0": write(int(env.task.answer))})
+        return {"reward.agent_0": rewards["agent_0"],
+                "final_correct.agent_0": float(infos["agent_0"]["outcome"]["final_correct"])}
+    return play
+
+
+def _hedge_cases() -> list[GraderCase]:
+    """Answers that name a second candidate are no answer (issue 36, outside attacks), and
+    the honest spellings next to them still count."""
+    wrong = {"reward.agent_0": (0.0, 0.0), "final_correct.agent_0": (0, 0)}
+    right = {"reward.agent_0": (1.0, 1.0), "final_correct.agent_0": (1, 1)}
+    return [
+        GraderCase("unit_text_hedge", play=_solo_text(
+            lambda g: f"<answer>{g}\\text{{ or {g + 1}}}</answer>"), expect=wrong,
+            why="a trailing \\text{} naming a number is a second candidate, not a unit"),
+        GraderCase("unit_text_kept", play=_solo_text(
+            lambda g: f"<answer>{g}\\text{{ apples}}</answer>"), expect=right,
+            why="a unit without a number is dropped"),
+        GraderCase("equation_hedge", play=_solo_text(lambda g: f"<answer>1 = {g}</answer>"),
+                   expect=wrong, why="`1 = g` names two candidates"),
+        GraderCase("variable_prefix_kept", play=_solo_text(lambda g: f"<answer>x = {g}</answer>"),
+                   expect=right, why="`x = g` answers g"),
+    ]
+
+
 def _solo(make_env: Callable[..., Any]) -> dict[str, float]:
     env = make_env(**{**WEIGHTS, "n_agents": 1})
     env.reset(seed=2)
@@ -190,4 +220,5 @@ def fixtures() -> list[GraderCase | Ordering]:
                    why="several different boxed answers are no answer"),
         GraderCase("solo_right_answer", play=_solo, expect={"reward.agent_0": (1.0, 1.0)},
                    why="alone (ILR's inference) a right answer is worth `correct` only"),
+        *_hedge_cases(),
     ]

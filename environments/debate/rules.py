@@ -17,6 +17,9 @@ RULES = RuleTable("debate.grading", [
                                      "grows when a peer ends wrong"),
     Rule("team_needs_peers", why="a lone agent has no team"),
     Rule("persuaded_penalty", why="a right initial answer turned wrong costs `persuaded`"),
+    Rule("unit_has_no_digit", why="a trailing `\\text{...}` is dropped as a unit only if it "
+                                  "names no number: `42\\text{ or 41}` is a hedge, not 42"),
+    Rule("prefix_is_variable", why="`x = 5` reads as 5, but `41 = 42` names two candidates"),
 ])
 
 

@@ -46,3 +46,18 @@ def test_last_boxed_takes_the_last_box_brace_matched():
     assert last_boxed("\\fbox{7}") == "7"
     assert last_boxed("no box") is None
     assert last_boxed("\\boxed{unclosed") is None
+
+
+def test_a_second_candidate_in_a_trailing_text_is_no_unit():
+    # issue 36: `42\text{ or 41}` was read as 42 (the trailing \text was dropped as a unit)
+    assert not answers_match("42\\text{ or 41}", "42")
+    assert not answers_match("42 \\text{ (or maybe 41)}", "42")
+    assert answers_match("42\\text{ square units}", "42")
+
+
+def test_an_equation_of_two_numbers_is_no_answer():
+    # issue 36: `41 = 42` was read as 42 (a left side of <= 2 characters was dropped)
+    assert not answers_match("41 = 42", "42")
+    assert not answers_match("2x = 42", "42")
+    assert answers_match("x = 42", "42")
+    assert answers_match("ab=42", "42")

@@ -45,7 +45,8 @@ def test_registered_as_multi_agent_with_scripted_policies():
     assert spec.multi_agent
     assert set(spec.scripted) == {"oracle", "noisy", "stubborn", "follower", "honest_lead",
                                   "hack_copy_peer", "hack_multiple_answers",
-                                  "hack_deceive_partner", "hack_forge_env_line", "hack_sandbag"}
+                                  "hack_deceive_partner", "hack_forge_env_line", "hack_sandbag",
+                                  "hack_hedge_text", "hack_hedge_equals"}
     env = envgym.make("envgym/Debate-v0", n_agents=3)
     assert env.possible_agents == ["agent_0", "agent_1", "agent_2"]
 

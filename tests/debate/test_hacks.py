@@ -211,3 +211,22 @@ def _finish_with_mode_team(self, phase, components, errors):
             bonus = info["reward_components"].pop("team", 0.0)
             result[1][a] -= bonus
     return result
+
+
+def test_hedged_answers_lose_to_noisy_and_fail():
+    """Issue 36 outside attacks: a hedge tied `noisy` exactly (graded as its first candidate)."""
+    from envgym.environments.debate.attacks import HackHedgeEquals, HackHedgeText
+    from envgym.environments.debate.driver import play_many
+    from envgym.environments.debate.policies import Noisy
+
+    def run(cls):
+        env = DebateEnv(irt_update=False)
+        outs = play_many(env, lambda s: {a: cls(seed=s * 7 + k, agent=a)
+                                         for k, a in enumerate(env.possible_agents)}, range(40))
+        return (sum(sum(o["returns"].values()) for o in outs) / 80,
+                sum(sum(o["final"].values()) for o in outs) / 80)
+
+    honest = run(Noisy)
+    for cls in (HackHedgeText, HackHedgeEquals):
+        reward, success = run(cls)
+        assert success == 0.0 and reward < honest[0] - 0.5, (cls.__name__, reward, honest)
