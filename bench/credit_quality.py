@@ -359,7 +359,7 @@ def _train_safety(policy, chain: list[str], steps: int, ws: int, out: Path):
         "seed": ws, "steps": steps, "checkpoint_every": 0, "eval_every": 0,
         "output_dir": str(out / "run"), "credit": chain,
         "model": {"policy": str(warm), "warm_start": "none"},
-        "envs": [{"id": SAFETY, "kwargs": dict(SAFETY_KW),
+        "envs": [{"id": SAFETY, "kwargs": dict(SAFETY_KW), "eval_kwargs": {"split": "test"},
                   "train_seeds": [0, 1_000_000], "eval_seeds": [1_000_000, 1_000_010]}],
         "rollout": {"group_size": 8, "tasks_per_step": 6, "max_turns": 4, "max_tokens": 64,
                     "eval_temperature": 1.0, "eval_episodes": 8},
