@@ -5,8 +5,8 @@
 
 Pre-registered in `bench/async_overlap.md` before the first run. Every arm is one
 `python -m envgym.agents.trainer` process on `agents/configs/demo_cpu.toml` with the
-random-init tiny model (hidden 96, 2 layers) and its SFT warm start, built once and shared, one torch thread per thread of work, as the demo
-runs: the synchronous loop keeps one core busy at a time, the asynchronous one runs its
+random-init tiny model (hidden 96, 2 layers) and its SFT warm start, built once and
+shared, one torch thread per thread of work, as the demo runs: the synchronous loop keeps one core busy at a time, the asynchronous one runs its
 rollout thread on the second core. `sync2` is the synchronous loop with two torch threads
 (both cores on every op), the fair baseline for "uses 2 cores".
 
