@@ -2,8 +2,9 @@
 
 With `[log] trajectories = true` the trainer writes `OUT/trajectories/step_NNNNNN.jsonl`
 after credit: every trajectory of the step, each carrying `meta["train_step"]` and
-`meta["credit"]` (the chain, the per-turn trained mask and the per-token advantages). `envgym view OUT` shows those, so what
-a researcher sees is what the gradient saw, not a recomputation. Episodes that credit left
+`meta["credit"]` (the chain, the per-turn trained mask and the per-token advantages).
+`envgym view OUT` shows those, so what a researcher sees is what the gradient saw, not a
+recomputation. Episodes that credit left
 out (failed, or dropped by `filter`) are written too, with `meta["credit"] = None`.
 Asynchronous runs (`rollout.max_staleness >= 1`) also carry `meta["policy_versions"]`, the
 policy version that sampled each turn.
