@@ -87,6 +87,42 @@ def _judge_cases() -> list[GraderCase]:
     ]
 
 
+# A dataset row whose other tests repeat its shown example (as TACO and one-test APPS rows do).
+SHOWN_ONLY = {"id": "shown-only", "statement": "Print the sum of two integers.",
+              "public_tests": [{"input": "1 2\n", "output": "3\n"}],
+              "hidden_tests": [{"input": "1 2\n", "output": "3\n"}]}
+MIXED = {**SHOWN_ONLY, "id": "mixed",
+         "hidden_tests": [*SHOWN_ONLY["hidden_tests"], {"input": "2 5\n", "output": "7\n"}]}
+
+
+def _replay_row(make_env: Any) -> dict[str, float]:
+    """Load both rows, then submit a replay of the shown output on what is left of them."""
+    from envgym.errors import DatasetError
+
+    from .loaders import parse_records
+
+    try:
+        problems = parse_records([SHOWN_ONLY, MIXED], "envgym")
+    except DatasetError:
+        problems = []
+    out = {"loaded": float(len(problems))}
+    env = make_env(problems=problems, reward="fraction") if problems else None
+    if env is not None:
+        env.reset(seed=0)
+        *_, info = env.step(program_turn("python", "print(3)", True, env.tool_format))
+        out["replay_score"] = float(info["outcome"]["score"])
+        env.close()
+    return out
+
+
+def _shown_cases() -> list[GraderCase]:
+    return [GraderCase("a replay of the shown example passes no hidden test", play=_replay_row,
+                       expect={"loaded": (1.0, 1.0), "replay_score": (0.0, 0.0)},
+                       why="only tests the agent has not seen verify a solution: the row whose "
+                           "only test is its example is not loaded, and the example is not "
+                           "judged in the other")]
+
+
 def _progress_cases(coef: float) -> list[GraderCase | Ordering]:
     kw = {"progress_coef": coef, "reward": "binary", "skeptical": True, "max_rounds": 4}
     honest = GraderCase(f"wrong then fixed, coef {coef}", (_wrong, _solution, _submit),
@@ -113,7 +149,7 @@ def _progress_cases(coef: float) -> list[GraderCase | Ordering]:
 
 
 def fixtures() -> list[GraderCase | Ordering]:
-    cases: list[GraderCase | Ordering] = [*_judge_cases()]
+    cases: list[GraderCase | Ordering] = [*_judge_cases(), *_shown_cases()]
     for coef in COEFS:
         cases += _progress_cases(coef)
     return cases

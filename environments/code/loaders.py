@@ -22,6 +22,7 @@ from typing import Any
 from envgym.errors import DatasetError
 
 from .problems import Problem, from_envgym
+from .rules import RULES
 
 __all__ = ["FORMATS", "decode_lcb_private", "detect_format", "parse_records"]
 
@@ -168,16 +169,20 @@ def from_livecodebench(record: dict[str, Any], index: int) -> Problem | None:
 
 
 def _finish(problem: Problem) -> Problem | None:
-    """Drop problems without tests; without hidden tests the public ones are all we can judge."""
-    if not problem.public_tests and not problem.hidden_tests:
-        return None
-    if not problem.hidden_tests:
-        problem.hidden_tests = list(problem.public_tests)
-    return problem
+    """Keep only hidden tests the agent has not been shown, and drop a problem left without
+    one. A public example is shown with its output, so a program that replays the shown
+    outputs passes it: judged on it (APPS rows with one test used to be judged on their only,
+    public, test), a hard-coded table was paid as a solution. Only unseen tests verify one."""
+    if not RULES.on("hidden_excludes_shown"):  # the former rule: judge the examples then
+        problem.hidden_tests = problem.hidden_tests or list(problem.public_tests)
+        return problem if problem.hidden_tests else None
+    shown = {t["input"].strip() for t in problem.public_tests}
+    problem.hidden_tests = [t for t in problem.hidden_tests if t["input"].strip() not in shown]
+    return problem if problem.hidden_tests else None
 
 
 FORMATS: dict[str, Callable[[dict[str, Any], int], Problem | None]] = {
-    "envgym": lambda r, i: from_envgym(r),
+    "envgym": lambda r, i: _finish(from_envgym(r)),
     "codecontests": from_codecontests,
     "apps": from_apps,
     "taco": from_taco,
@@ -202,6 +207,7 @@ def parse_records(records: list[dict[str, Any]], dataset_format: str = "auto",
         if problem is not None:
             problems.append(problem)
     if not problems:
-        raise DatasetError(f"{where}: no stdin/stdout problem with tests among {len(records)} "
-                           "records (call-based problems are skipped)")
+        raise DatasetError(f"{where}: no stdin/stdout problem with a hidden test among "
+                           f"{len(records)} records (call-based problems, and problems whose "
+                           "only tests are the shown examples, are skipped)")
     return problems

@@ -59,11 +59,28 @@ def test_codecontests_rows_load_and_judge_with_their_own_solutions(tmp_path):
 
 
 def test_own_apps_row():
-    (p,) = load_problems(str(OWN / "apps" / "train.jsonl"))
+    rows = [json.loads(line) for line in (OWN / "apps" / "train.jsonl").read_text().splitlines()]
+    io = json.loads(rows[0]["input_output"])
+    extra = {"inputs": io["inputs"] + ["1\n2\n"], "outputs": io["outputs"] + ["2 1 \n"]}
+    (p,) = parse_records([{**rows[0], "input_output": json.dumps(extra)}], "auto")
     assert p.source == "apps" and p.id == "apps-0" and p.difficulty == "interview"
     assert p.public_tests[0] == {"input": "2\n3\n1\n", "output": "3 2 1 \n1 \n"}  # spaces kept
-    assert p.hidden_tests == p.public_tests  # one test only: it is all we can judge
+    assert p.hidden_tests == [{"input": "1\n2\n", "output": "2 1 \n"}]
     assert p.solutions["python"][0].startswith("for _ in range(int(input())):")
+
+
+def test_a_row_whose_only_test_is_the_shown_example_is_refused():
+    # issue 36: a one-test APPS row was judged on its public example, so a program replaying
+    # the shown output was paid as a solution; nothing unseen verifies it, so it is dropped
+    with pytest.raises(DatasetError, match="hidden test"):
+        load_problems(str(OWN / "apps" / "train.jsonl"))
+
+
+def test_hidden_tests_equal_to_a_shown_example_are_not_judged():
+    record = {"id": "p", "statement": "add", "public_tests": [{"input": "1 2\n", "output": "3\n"}],
+              "hidden_tests": [{"input": "1 2", "output": "3"}, {"input": "2 2\n", "output": "4\n"}]}
+    (p,) = parse_records([record], "envgym")
+    assert p.hidden_tests == [{"input": "2 2\n", "output": "4\n"}]
 
 
 def test_own_taco_row_limits_tags_and_split():
@@ -83,7 +100,7 @@ def test_own_livecodebench_row_decodes_private_tests():
     assert p.id == "lcb-9001_A" and p.difficulty == "easy" and len(p.public_tests) == 1
 
 
-@pytest.mark.parametrize("path", ["apps/train.jsonl", "taco/rows.jsonl",
+@pytest.mark.parametrize("path", ["taco/rows.jsonl",
                                   "livecodebench/codeforces_own_A.jsonl"])
 def test_own_rows_judge_with_their_reference_solution_or_fail_with_a_wrong_one(path):
     """The fixtures are consistent: a real solution passes every hidden test, a wrong one not."""
@@ -101,10 +118,14 @@ def test_own_rows_judge_with_their_reference_solution_or_fail_with_a_wrong_one(p
 
 @needs_real
 def test_real_apps_sample():
-    (p,) = load_problems(str(real("apps", "train_row0_truncated.jsonl")))
+    rows = [json.loads(line) for line in
+            real("apps", "train_row0_truncated.jsonl").read_text().splitlines() if line]
+    (p,) = parse_records([{**rows[0], "input_output": json.dumps({
+        "inputs": [*json.loads(rows[0]["input_output"])["inputs"], "0\n"],
+        "outputs": [*json.loads(rows[0]["input_output"])["outputs"], "\n"]})}], "apps")
     assert p.source == "apps" and p.id == "apps-0" and p.difficulty == "interview"
     assert p.public_tests[0]["output"].startswith("1\n3 \n")  # trailing spaces kept
-    assert p.hidden_tests == p.public_tests  # one test only: it is all we can judge
+    assert p.hidden_tests == [{"input": "0\n", "output": "\n"}]  # its only test is shown
     assert p.solutions["python"][0].startswith("for _ in range(int(input())):")
 
 
@@ -113,7 +134,8 @@ def test_real_taco_sample():
     (p,) = load_problems(str(real("taco", "sample_rows.jsonl")))
     assert p.source == "taco" and p.time_limit_s == 1.0 and p.memory_mb == 512
     assert p.tags == ["Data structures", "Mathematics", "Greedy algorithms"]
-    assert len(p.public_tests) == 1 and len(p.hidden_tests) == 3
+    # of its 3 other tests one repeats the shown example: a replay of it would pass that one
+    assert len(p.public_tests) == 1 and len(p.hidden_tests) == 2
 
 
 @needs_real
