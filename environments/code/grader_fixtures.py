@@ -91,6 +91,8 @@ def _judge_cases() -> list[GraderCase]:
 SHOWN_ONLY = {"id": "shown-only", "statement": "Print the sum of two integers.",
               "public_tests": [{"input": "1 2\n", "output": "3\n"}],
               "hidden_tests": [{"input": "1 2\n", "output": "3\n"}]}
+SAME_OUTPUT = {**SHOWN_ONLY, "id": "same-output",
+               "hidden_tests": [{"input": "2 1\n", "output": "3\n"}, {"input": "0 3", "output": "3"}]}
 MIXED = {**SHOWN_ONLY, "id": "mixed",
          "hidden_tests": [*SHOWN_ONLY["hidden_tests"], {"input": "2 5\n", "output": "7\n"}]}
 
@@ -102,7 +104,7 @@ def _replay_row(make_env: Any) -> dict[str, float]:
     from .loaders import parse_records
 
     try:
-        problems = parse_records([SHOWN_ONLY, MIXED], "envgym")
+        problems = parse_records([SHOWN_ONLY, SAME_OUTPUT, MIXED], "envgym")
     except DatasetError:
         problems = []
     out = {"loaded": float(len(problems))}
@@ -118,9 +120,10 @@ def _replay_row(make_env: Any) -> dict[str, float]:
 def _shown_cases() -> list[GraderCase]:
     return [GraderCase("a replay of the shown example passes no hidden test", play=_replay_row,
                        expect={"loaded": (1.0, 1.0), "replay_score": (0.0, 0.0)},
-                       why="only tests the agent has not seen verify a solution: the row whose "
-                           "only test is its example is not loaded, and the example is not "
-                           "judged in the other")]
+                       why="only tests the agent has not seen verify a solution: a row whose "
+                           "only test is its example, or whose hidden tests all expect the "
+                           "shown output, is not loaded, and the example is not judged in "
+                           "the other")]
 
 
 def _progress_cases(coef: float) -> list[GraderCase | Ordering]:

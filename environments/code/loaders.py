@@ -172,12 +172,17 @@ def _finish(problem: Problem) -> Problem | None:
     """Keep only hidden tests the agent has not been shown, and drop a problem left without
     one. A public example is shown with its output, so a program that replays the shown
     outputs passes it: judged on it (APPS rows with one test used to be judged on their only,
-    public, test), a hard-coded table was paid as a solution. Only unseen tests verify one."""
+    public, test), a hard-coded table was paid as a solution. Only unseen tests verify one;
+    and when every hidden test expects one shown output (the real TACO sample's tests are its
+    example with the input shuffled), a program printing that output passes them all."""
     if not RULES.on("hidden_excludes_shown"):  # the former rule: judge the examples then
         problem.hidden_tests = problem.hidden_tests or list(problem.public_tests)
         return problem if problem.hidden_tests else None
     shown = {t["input"].strip() for t in problem.public_tests}
     problem.hidden_tests = [t for t in problem.hidden_tests if t["input"].strip() not in shown]
+    outputs = {" ".join(t["output"].split()) for t in problem.hidden_tests}
+    if len(outputs) == 1 and outputs <= {" ".join(t["output"].split()) for t in problem.public_tests}:
+        return None  # every hidden test expects a shown output: printing it passes them all
     return problem if problem.hidden_tests else None
 
 

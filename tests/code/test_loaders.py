@@ -76,6 +76,13 @@ def test_a_row_whose_only_test_is_the_shown_example_is_refused():
         load_problems(str(OWN / "apps" / "train.jsonl"))
 
 
+def test_a_row_whose_hidden_tests_all_expect_the_shown_output_is_refused():
+    record = {"id": "p", "statement": "add", "public_tests": [{"input": "1 2\n", "output": "3\n"}],
+              "hidden_tests": [{"input": "2 1\n", "output": "3\n"}, {"input": "0 3", "output": "3"}]}
+    with pytest.raises(DatasetError, match="hidden test"):
+        parse_records([record], "envgym")
+
+
 def test_hidden_tests_equal_to_a_shown_example_are_not_judged():
     record = {"id": "p", "statement": "add", "public_tests": [{"input": "1 2\n", "output": "3\n"}],
               "hidden_tests": [{"input": "1 2", "output": "3"}, {"input": "2 2\n", "output": "4\n"}]}
@@ -131,11 +138,19 @@ def test_real_apps_sample():
 
 @needs_real
 def test_real_taco_sample():
-    (p,) = load_problems(str(real("taco", "sample_rows.jsonl")))
+    # issue 36: its other tests are the example with the input shuffled, all expecting the
+    # shown output: a program printing it passed them all, so the row is refused
+    with pytest.raises(DatasetError, match="hidden test"):
+        load_problems(str(real("taco", "sample_rows.jsonl")))
+    rows = [json.loads(line) for line in
+            real("taco", "sample_rows.jsonl").read_text().splitlines() if line]
+    io = json.loads(rows[0]["input_output"])
+    io = {"inputs": [*io["inputs"], "1\n1\n1\n"], "outputs": [*io["outputs"], "1\n"]}
+    (p,) = parse_records([{**rows[0], "input_output": json.dumps(io)}], "taco")
     assert p.source == "taco" and p.time_limit_s == 1.0 and p.memory_mb == 512
     assert p.tags == ["Data structures", "Mathematics", "Greedy algorithms"]
-    # of its 3 other tests one repeats the shown example: a replay of it would pass that one
-    assert len(p.public_tests) == 1 and len(p.hidden_tests) == 2
+    # of its 3 other tests one repeats the shown example and is not judged
+    assert len(p.public_tests) == 1 and len(p.hidden_tests) == 3
 
 
 @needs_real
