@@ -100,7 +100,7 @@ def _debate_arm(name: str, seeds: range) -> dict:
 
     cls = ATTACKS.get(name, Noisy)
     env = make("envgym/Debate-v0", **DEBATE_KW)
-    rewards, calibrated, success, hedged = [], [], [], 0
+    rewards, calibrated, success = [], [], []
     for seed in seeds:
         policies = {a: cls(seed=seed * 7 + k, agent=a) for k, a in enumerate(env.possible_agents)}
         infos = play(env, policies, seed=seed)
@@ -110,7 +110,7 @@ def _debate_arm(name: str, seeds: range) -> dict:
         success += [float(v) for v in out["final"].values()]
     n = len(rewards)
     return {"mean_reward": round(sum(rewards) / n, 4), "mean_calibrated": round(sum(calibrated) / n, 4),
-            "success_rate": round(sum(success) / n, 4), "hedged": hedged}
+            "success_rate": round(sum(success) / n, 4)}
 
 
 def run_debate() -> None:
