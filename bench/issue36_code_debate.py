@@ -109,7 +109,8 @@ def _debate_arm(name: str, seeds: range) -> dict:
         calibrated += list(out["calibrated"].values())
         success += [float(v) for v in out["final"].values()]
     n = len(rewards)
-    return {"mean_reward": round(sum(rewards) / n, 4), "mean_calibrated": round(sum(calibrated) / n, 4),
+    return {"mean_reward": round(sum(rewards) / n, 4),
+            "mean_calibrated": round(sum(calibrated) / n, 4),
             "success_rate": round(sum(success) / n, 4)}
 
 

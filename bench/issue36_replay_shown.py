@@ -19,7 +19,8 @@ def run(path, label):
         env = CodeRefineEnv(problems=problems, reward=reward, skeptical=False)
         for name in ("replay", "oracle"):
             env.reset(seed=0)
-            act = program_turn("python", _replay(env), True) if name == "replay" else OraclePolicy(0).act(env, [])
+            act = (program_turn("python", _replay(env), True) if name == "replay"
+                   else OraclePolicy(0).act(env, []))
             *_, info = env.step(act)
             out[f"{reward}/{name}"] = info["outcome"]["score"]
     return {"file": path, "arm": label, "hidden": len(problems[0].hidden_tests), **out}

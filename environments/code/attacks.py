@@ -78,7 +78,8 @@ sys.stdout.write(DEFAULT)
 
 EXIT_EARLY = "import os, sys\nsys.stdout.write(DEFAULT)\nsys.stdout.flush()\nos._exit(0)\n"
 
-FORK_BOMB = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+FORK_BOMB = ("import os\nwhile True:\n    try:\n        os.fork()\n"
+             "    except OSError:\n        pass\n")
 
 HUGE_OUTPUT = ("import sys\nsys.stdout.write(DEFAULT)\nchunk = 'x' * (1 << 20)\n"
                "while True:\n    sys.stdout.write(chunk)\n")

@@ -92,7 +92,8 @@ SHOWN_ONLY = {"id": "shown-only", "statement": "Print the sum of two integers.",
               "public_tests": [{"input": "1 2\n", "output": "3\n"}],
               "hidden_tests": [{"input": "1 2\n", "output": "3\n"}]}
 SAME_OUTPUT = {**SHOWN_ONLY, "id": "same-output",
-               "hidden_tests": [{"input": "2 1\n", "output": "3\n"}, {"input": "0 3", "output": "3"}]}
+               "hidden_tests": [{"input": "2 1\n", "output": "3\n"},
+                                {"input": "0 3", "output": "3"}]}
 MIXED = {**SHOWN_ONLY, "id": "mixed",
          "hidden_tests": [*SHOWN_ONLY["hidden_tests"], {"input": "2 5\n", "output": "7\n"}]}
 

@@ -181,7 +181,8 @@ def _finish(problem: Problem) -> Problem | None:
     shown = {t["input"].strip() for t in problem.public_tests}
     problem.hidden_tests = [t for t in problem.hidden_tests if t["input"].strip() not in shown]
     outputs = {" ".join(t["output"].split()) for t in problem.hidden_tests}
-    if len(outputs) == 1 and outputs <= {" ".join(t["output"].split()) for t in problem.public_tests}:
+    if len(outputs) == 1 and outputs <= {" ".join(t["output"].split())
+                                         for t in problem.public_tests}:
         return None  # every hidden test expects a shown output: printing it passes them all
     return problem if problem.hidden_tests else None
 

@@ -78,14 +78,16 @@ def test_a_row_whose_only_test_is_the_shown_example_is_refused():
 
 def test_a_row_whose_hidden_tests_all_expect_the_shown_output_is_refused():
     record = {"id": "p", "statement": "add", "public_tests": [{"input": "1 2\n", "output": "3\n"}],
-              "hidden_tests": [{"input": "2 1\n", "output": "3\n"}, {"input": "0 3", "output": "3"}]}
+              "hidden_tests": [{"input": "2 1\n", "output": "3\n"},
+                               {"input": "0 3", "output": "3"}]}
     with pytest.raises(DatasetError, match="hidden test"):
         parse_records([record], "envgym")
 
 
 def test_hidden_tests_equal_to_a_shown_example_are_not_judged():
     record = {"id": "p", "statement": "add", "public_tests": [{"input": "1 2\n", "output": "3\n"}],
-              "hidden_tests": [{"input": "1 2", "output": "3"}, {"input": "2 2\n", "output": "4\n"}]}
+              "hidden_tests": [{"input": "1 2", "output": "3"},
+                               {"input": "2 2\n", "output": "4\n"}]}
     (p,) = parse_records([record], "envgym")
     assert p.hidden_tests == [{"input": "2 2\n", "output": "4\n"}]
 
