@@ -7,6 +7,8 @@ import json
 import math
 from pathlib import Path
 
+import pytest
+
 RUNNER = Path(__file__).resolve().parents[2] / "bench" / "claims" / "run.py"
 
 
@@ -130,6 +132,7 @@ def _claims_path():
         sys.path.insert(0, str(RUNNER.parent))
 
 
+@pytest.mark.slow
 def test_v3_records_carry_provenance_pinned_kwargs_and_the_warm_start(tmp_path):
     """Claims v3 (issue 37): commit, resolved config, every env kwarg and the warm start's own
     evaluation in every record; smoke records never reach bench/claims/records/."""
