@@ -71,7 +71,7 @@ def test_html_report_is_self_contained(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="the pre-registered content claim failed on seeds 0-4 "
+@pytest.mark.xfail(strict=True, reason="the pre-registered content claim failed on seeds 0-9 "
                    "(RL collapses onto one zoom and one letter): docs/demo.md")
 def test_full_demo_learns_content_from_the_base(tmp_path):
     """The pre-registered claim of docs/demo.md on one seed: answered accuracy above chance
