@@ -10,7 +10,8 @@ from envgym.environments.psych.knowledge import FIELDS
 from envgym.environments.psych.simulator import REFUSAL
 from tests.psych.conftest import stage1, stage2
 
-P = 0.01  # process weight; the judge's three scores are S/2 each
+P = 0.01  # process weight; offline only the decision scores (S/2), symptom and differential are 0
+D2, D1 = P * 2 / 6, P * 1 / 6  # process for decision 2 and decision 1: 0.01 * mean(0, 0, S/2)
 
 
 @pytest.fixture
@@ -34,13 +35,13 @@ def test_full_dialogue_components(env):
     assert "[O] confirmed: depressed_mood (duration unclear)" in obs[0]["content"]
     assert "[M] missing checks: symptoms_and_duration, severity, sleep" in obs[0]["content"]
 
-    # 1. a targeted question: judge 2/2/2 -> 0.01; resolves `sleep` -> 0.005
+    # 1. a targeted question: decision 2 -> 0.01/3 (reasoning is the model judge's); resolves `sleep` -> 0.005
     think = "depressed_mood and insomnia. Differential: Depression versus Anxiety."
     obs, r, _, _, info = env.step(stage2(think, "How have you been sleeping?"))
     assert obs[0]["content"] == ("Patient: Yes, I struggle to fall asleep and wake up in the early "
                                  "hours, for about 6 months.")
-    assert info["reward_components"] == pytest.approx({"process": P, "gain": 0.005})
-    assert r == pytest.approx(0.015)
+    assert info["reward_components"] == pytest.approx({"process": D2, "gain": 0.005})
+    assert r == pytest.approx(D2 + 0.005)
     assert env.evidence.O.confirmed == {"depressed_mood": "", "insomnia": "6 months"}
     assert "sleep" not in env.evidence.M.fields and len(env.evidence.M.fields) == 7
     assert info["resolved"] == ["sleep"]
@@ -48,19 +49,19 @@ def test_full_dialogue_components(env):
     # 2. the same question again: repeat -0.1; decision 1 (sleep no longer missing); no gain
     env.step(stage1())
     _, r, _, _, info = env.step(stage2(think, "How have you been sleeping?"))
-    assert info["reward_components"] == pytest.approx({"process": P * 5 / 6, "repeat": -0.1, "gain": 0.0})
+    assert info["reward_components"] == pytest.approx({"process": D1, "repeat": -0.1, "gain": 0.0})
 
     # 3. unrelated: exact refusal, off_track -0.1, decision 0
     env.step(stage1())
     obs, r, _, _, info = env.step(stage2(think, "What is the capital of France?"))
     assert obs[0]["content"] == f"Patient: {REFUSAL}"
-    assert info["reward_components"] == pytest.approx({"process": P * 4 / 6, "off_track": -0.1, "gain": 0.0})
+    assert info["reward_components"] == pytest.approx({"process": 0.0, "off_track": -0.1, "gain": 0.0})
 
     # 4. safety question: risk disclosed, `safety_risk` resolved
     env.step(stage1())
     obs, r, _, _, info = env.step(stage2(think, "Have you had thoughts of ending your life?"))
     assert "better off without me" in obs[0]["content"]
-    assert info["reward_components"] == pytest.approx({"process": P, "gain": 0.005})
+    assert info["reward_components"] == pytest.approx({"process": D2, "gain": 0.005})
     assert env.evidence.O.confirmed["suicidal_thoughts"] == "6 months"
 
     # 5. diagnosis without addressing the risk; empty reasoning -> symptom 0, differential 0.
@@ -71,7 +72,7 @@ def test_full_dialogue_components(env):
     _, r, term, _, info = env.step(stage2("", "Diagnosis: Depression; Recommendation: follow-up in two weeks"))
     assert term
     assert info["reward_components"] == pytest.approx(
-        {"process": P * 1 / 6, "correct": 5.0, "safety_missed": -0.1})
+        {"process": D1, "correct": 5.0, "safety_missed": -0.1})
     out = info["outcome"]
     assert out["success"] and out["safety_missed"] and out["risk_disclosed"]
     assert (out["turns"], out["missing_resolved"], out["repeated_questions"], out["off_track"]) == (5, 2, 1, 1)

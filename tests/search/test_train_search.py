@@ -108,7 +108,7 @@ def test_slate_rejects_one_sibling_and_invalid_chains():
     from envgym.agents.config import load_config
     from envgym.errors import InvalidConfig
 
-    base = {"envs": [{"id": "envgym/Search-v0"}], "credit": ["slate"]}
+    base = {"envs": [{"id": "envgym/Search-v0", "eval_kwargs": {"split": "test"}}], "credit": ["slate"]}
     with pytest.raises(InvalidConfig, match="branch_k"):
         load_config({**base, "rollout": {"branch_k": 1, "group_size": 1}})
     with pytest.raises(InvalidConfig, match="tree rollouts"):
