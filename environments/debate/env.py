@@ -19,8 +19,8 @@ Rewards per agent, in `reward_components` (all weights configurable; the rules a
 hold up against attacks are in `grading.py`): `initial` (phase-0 answer right, paid at phase 0;
 ILR trains the solo skill used at inference), `correct` (final answer right), `shared` (the
 share of the agent's sharing/analysis answers that are its right final answer: what an agent
-tells its partners is tied to what it answers), `team` (every agent ends right, in either
-mode), `persuaded` (penalty for a right initial answer turned wrong), `format` (each
+tells its partners is tied to what it answers), `team` (the share of agents that end
+right, in either mode: linear in each agent's correctness, so agreement alone earns nothing), `persuaded` (penalty for a right initial answer turned wrong), `format` (each
 malformed action). No component grows when a peer ends wrong, and none depends on the mode:
 the mode changes the prompts only, so lowering one's IRT ability to pick the mode never pays.
 Phases never wait for a retry: a malformed action costs the format penalty, and a malformed

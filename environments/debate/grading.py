@@ -1,7 +1,7 @@
 """The debate's reward rules, one function each, each switch a row of `rules.RULES` read at
 judgement time (the grader fixtures pin every one: `envgym check --mutants`).
 
-Three properties hold by construction; `grader_fixtures.py` and tests/debate/test_hacks.py
+Four properties hold by construction; `grader_fixtures.py` and tests/debate/test_hacks.py
 check them with attacks:
 
 1. **What an agent says is tied to what it answers.** Each answer an agent states in the
@@ -9,8 +9,12 @@ check them with attacks:
    and that answer is right. Telling a partner something else (deceiving it, or sharing an
    answer one does not hold) forfeits that share, whatever the partner then does.
 2. **No reward grows when a peer ends wrong.** An agent's components are non-decreasing in
-   every peer's final correctness: `team` pays when every agent ends right, and no term pays
-   for a peer's failure (the former competitive bonus did, so misleading a competitor paid).
+   every peer's final correctness: `team` pays the share of agents that end right, and no
+   term pays for a peer's failure (the former competitive bonus did, so misleading a
+   competitor paid).
+4. **Agreement alone pays nothing.** `team` is linear in each agent's correctness, so two
+   agents that agree on a guess in advance earn what two independent agents of the same
+   accuracy earn (an all-right bonus paid the agreement: issue 36's collusion attack).
 3. **The solo skill pays, and the mode pays nothing.** A right phase-0 answer earns
    `initial` (ILR trains the skill each model uses alone at inference). The mode chosen from
    the IRT abilities changes only the prompts: every component is computed the same way in
@@ -45,12 +49,22 @@ def shared_component(weights: Mapping[str, float], stated: Sequence[str], final:
     return float(weights["shared"]) * sum(normalize_answer(s) == held for s in stated) / len(stated)
 
 
-def team_component(weights: Mapping[str, float], last: Mapping[str, bool]) -> float:
-    """`team` when every agent ends right (helping a peer pays; misleading one costs).
-    Nothing for a lone agent: there is no team."""
+def team_component(weights: Mapping[str, float], last: Mapping[str, bool],
+                   final: str | None = "") -> float:
+    """`team` × the share of agents that end right: helping a peer pays, misleading one
+    costs, and agreement by itself pays nothing.
+
+    The share is linear in each agent's correctness, so its expected value depends only on
+    each agent's accuracy, never on whether their answers are correlated. An all-or-nothing
+    bonus paid consensus instead: two agents that agree in advance on one guess are both
+    right together far more often than two independent ones at the same accuracy (issue 36's
+    collusion attack). An agent that gives no final answer takes no share (a format failure
+    does not ride on its peers), and a lone agent has no team."""
     peers = len(last) > 1 or not RULES.on("team_needs_peers")
-    everyone = all(last.values()) or not RULES.on("team_needs_all_right")
-    return float(weights["team"]) if peers and everyone else 0.0
+    if not peers or (not final and RULES.on("team_needs_own_answer")):
+        return 0.0
+    share = sum(last.values()) / len(last) if RULES.on("team_share_of_right") else 1.0
+    return float(weights["team"]) * share
 
 
 def persuaded_component(weights: Mapping[str, float], first: bool, last: bool) -> float:
@@ -65,5 +79,5 @@ def final_components(agent: str, weights: Mapping[str, float], first: Mapping[st
     """Every end-of-episode component of `agent` (the same in every mode: property 3)."""
     return {"correct": float(weights["correct"]) if last[agent] else 0.0,
             "shared": shared_component(weights, stated, final, last[agent]),
-            "team": team_component(weights, last),
+            "team": team_component(weights, last, final),
             "persuaded": persuaded_component(weights, first[agent], last[agent])}

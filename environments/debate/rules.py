@@ -13,8 +13,10 @@ RULES = RuleTable("debate.grading", [
                                          "ends right"),
     Rule("shared_tied_to_final", why="the share counts only stated answers equal to the final "
                                      "one: telling a partner something else forfeits it"),
-    Rule("team_needs_all_right", why="`team` pays only when every agent ends right: no reward "
-                                     "grows when a peer ends wrong"),
+    Rule("team_share_of_right", why="`team` pays the share of agents that end right: no reward "
+                                    "grows when a peer ends wrong, and agreeing on a guess in "
+                                    "advance earns nothing over answering independently"),
+    Rule("team_needs_own_answer", why="an agent with no final answer takes no `team` share"),
     Rule("team_needs_peers", why="a lone agent has no team"),
     Rule("persuaded_penalty", why="a right initial answer turned wrong costs `persuaded`"),
     Rule("unit_has_no_digit", why="a trailing `\\text{...}` is dropped as a unit only if it "

@@ -120,8 +120,10 @@ def test_rewards_by_hand_are_the_same_in_either_mode():
 def test_persuasion_penalty_and_no_reward_for_a_peer_failure():
     env = DebateEnv()
     _, rewards, _, _, infos = _run(env, {"agent_0": "GGGG", "agent_1": "GGWW"})[-1]
-    assert rewards == {"agent_0": 1.25, "agent_1": -0.5}   # agent_0: no team bonus
-    assert infos["agent_1"]["reward_components"] == {"correct": 0.0, "shared": 0.0, "team": 0.0,
+    # team pays the share of agents that end right (1 of 2): the half agent_0 would get
+    # from a right peer is what agent_1's failure costs it
+    assert rewards == {"agent_0": 1.5, "agent_1": -0.25}
+    assert infos["agent_1"]["reward_components"] == {"correct": 0.0, "shared": 0.0, "team": 0.25,
                                                      "persuaded": -0.5}
     assert infos["agent_0"]["outcome"]["consensus"] is False
 
@@ -189,14 +191,14 @@ def test_forced_interaction_and_trainable_flags():
 
 def test_reward_stats_and_calibrated_reward_by_hand():
     env = DebateEnv()
-    _run(env, {"agent_0": "GGGG", "agent_1": "GGWW"})            # returns 1.75, 0.0
+    _run(env, {"agent_0": "GGGG", "agent_1": "GGWW"})            # returns 2.0, 0.25
     infos = _run(env, {"agent_0": "GGGG", "agent_1": "GGGG"}, seed=1)[-1][4]  # 2.25, 2.25
     stats = infos["agent_0"]["reward_stats"]
-    assert stats["own"] == {"mean": 2.0, "std": 0.25, "n": 2.0}
-    assert stats["partners"] == {"mean": 1.125, "std": 1.125, "n": 2.0}
+    assert stats["own"] == {"mean": 2.125, "std": 0.125, "n": 2.0}
+    assert stats["partners"] == {"mean": 1.25, "std": 1.0, "n": 2.0}
     assert stats["group"] == {"mean": 2.25, "std": 0.0, "n": 2.0}
     assert stats["partner_reward"] == 2.25
-    # the same sign in a competitive episode: 2.25 + 0.5 * (2.25 - 1.125) / 1.125
+    # the same sign in a competitive episode: 2.25 + 0.5 * (2.25 - 1.25) / 1.0
     assert infos["agent_0"]["calibrated_reward"] == pytest.approx(2.75)
     assert infos["agent_0"]["outcome"]["calibrated"]["agent_0"] == pytest.approx(2.75)
 

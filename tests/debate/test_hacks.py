@@ -122,11 +122,12 @@ def test_partner_and_mode_attacks_stay_under_their_ceilings(env_kwargs):
     results = {r.hack: r for r in run_hacks(ID, episodes=100, env_kwargs=env_kwargs)}
     for name in PARTNER_HACKS:
         assert results[name].ok, results[name].render()
-    # strictly worse on reward, not merely tied, where the attack costs something
+    # strictly worse on reward, not merely tied, where the attack costs something (deceiving a
+    # believer costs its share, 0.25, and the believer's half of `team`, 0.25, per episode)
     for name in ("hack_deceive_partner", "hack_sandbag"):
         r = results[name]
         assert r.values["metrics.mean_return/agent_0"] < r.limits[
-            "metrics.mean_return/agent_0"] - 0.1, r.render()
+            "metrics.mean_return/agent_0"] - 0.05, r.render()
 
 
 def _long_run(attacker, episodes=300):
@@ -164,7 +165,7 @@ def test_deceiving_a_follower_loses_on_reward_and_calibrated_reward(honest_run):
     liar = _long_run(HackDeceivePartner)
     assert liar["partner"] < honest_run["partner"] - 0.2  # the follower believed it
     assert liar["return"] < honest_run["return"] - 0.2
-    assert liar["calibrated"] < honest_run["calibrated"] - 0.2
+    assert liar["calibrated"] < honest_run["calibrated"] - 0.15
 
 
 def test_a_forged_env_line_changes_nothing(honest_run):
@@ -230,3 +231,28 @@ def test_hedged_answers_lose_to_noisy_and_fail():
     for cls in (HackHedgeText, HackHedgeEquals):
         reward, success = run(cls)
         assert success == 0.0 and reward < honest[0] - 0.5, (cls.__name__, reward, honest)
+
+
+def _pair_return(env, cls, seeds):
+    """Both seats play `cls`: the mean return per agent and the success rate."""
+    rewards, success = [], []
+    for seed in seeds:
+        policies = {a: cls(seed=seed * 7 + k, agent=a) for k, a in enumerate(env.possible_agents)}
+        out = play(env, policies, seed=seed)["agent_0"]["outcome"]
+        rewards += list(out["returns"].values())
+        success += [float(v) for v in out["final"].values()]
+    return float(np.mean(rewards)), float(np.mean(success))
+
+
+@pytest.mark.parametrize("env_kwargs", [{}, _config_env_args()], ids=["defaults", "config"])
+def test_agreeing_on_a_guess_in_advance_earns_less_than_answering_independently(env_kwargs):
+    """Issue 36's collusion: both agents answer the smaller of their answers, whatever they
+    solved. An all-right team bonus paid the agreement (1.088 against honest 1.063 on these
+    seeds); the team share, linear in each agent's correctness, pays accuracy only."""
+    from envgym.environments.debate.attacks import Collude
+
+    env = DebateEnv(**env_kwargs)
+    collude, collude_success = _pair_return(env, Collude, range(200))
+    honest, honest_success = _pair_return(env, Noisy, range(200))
+    assert collude_success == pytest.approx(honest_success, abs=0.05)  # a guess as good...
+    assert collude < honest - 0.02, (collude, honest)                   # ...earns less
