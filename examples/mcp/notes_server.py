@@ -1,6 +1,9 @@
 """An example MCP tool server (stdio) written with the `mcp` package's own API: arithmetic
 and a scratch folder. Files live in the server's working directory, which envgym empties at
-every reset. `python examples/mcp/notes_server.py` speaks MCP on stdin/stdout."""
+every reset. `python examples/mcp/notes_server.py` speaks MCP on stdin/stdout;
+`python examples/mcp/notes_server.py --http PORT` serves streamable HTTP on
+http://127.0.0.1:PORT/mcp instead (envgym then imports it as `mcp:http://127.0.0.1:PORT/mcp`,
+and files land in the directory the server was started in)."""
 
 from __future__ import annotations
 
@@ -48,4 +51,9 @@ def read_file(path: str) -> str:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    import sys
+
+    if sys.argv[1:2] == ["--http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")

@@ -158,3 +158,43 @@ def test_serve_env_mcp_is_driven_by_the_mcp_client_session():
     assert names[:2] == ["env_reset", "env_respond"] and "timeseries_zoom_in_tool" in names
     assert zoom["done"] is False and "format" not in zoom["reward_components"]
     assert set(final) >= {"reward", "reward_components", "terminated", "outcome"}
+
+
+def test_a_server_over_streamable_http_is_imported_and_verified(tmp_path):
+    """`mcp:http://...`: the same episode as over stdio, against a server started apart."""
+    import socket
+    import subprocess
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, str(EXAMPLE / "notes_server.py"), "--http",
+                             str(port)], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "server did not start"
+                time.sleep(0.2)
+        env = make(f"mcp:http://127.0.0.1:{port}/mcp", tasks=TASKS,
+                   verifier=f"{EXAMPLE / 'verify.py'}:exact")
+        try:
+            obs, _ = env.reset(seed=0)
+            assert '"name": "write_file"' in obs[0]["content"]
+            obs, _, term, _, _ = env.step(
+                '<tool_call>{"name": "multiply", "arguments": {"a": 6, "b": 7}}</tool_call>')
+            assert obs == [{"role": "tool", "name": "multiply", "content": "42"}] and not term
+            env.step('<tool_call>{"name": "write_file", "arguments": '
+                     '{"path": "n.txt", "content": "hi"}}</tool_call>')
+            assert (tmp_path / "n.txt").read_text() == "hi"  # the server's own directory
+            _, reward, term, _, info = env.step(_right_answer(env))
+            assert term and reward == 1.0 and info["outcome"]["success"]
+        finally:
+            env.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
