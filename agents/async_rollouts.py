@@ -18,6 +18,14 @@ rollout thread samples ahead while the learner updates:
   sampled it. Either way every turn records its version in
   `Trajectory.meta["policy_versions"]` and its behaviour log-probs in `action_logprobs`,
   and the loss corrects each token with its own (`agents/async_loss.py`).
+* **One version stream per policy.** With `[agents.ID]` (ILR: one learner per agent) the
+  thread owns one engine per agent and each agent has a `VersionStore` of its own: the
+  learner publishes agent a's version v as soon as a's update v is done (the other agent
+  may still be training), step sync loads every agent's version s-1-N, turn sync loads
+  each agent's newest before each of that agent's generates. A turn records the version
+  of the agent that sampled it, the bound and the staleness histogram are taken per agent
+  against that agent's learner, and each learner's loss corrects its own turns with the
+  behaviour log-probs its own engine recorded (`async/agent/ID/*`).
 * **Groups** are whole steps: a step's G rollouts of a task are finished trajectories from
   one version (`step`) or from versions inside the bound (`turn`), so every credit
   estimator reads the same structure as in the synchronous loop.
@@ -51,17 +59,20 @@ def refusals(cfg: Any) -> list[str]:
     """Why `cfg` cannot run with `rollout.max_staleness >= 1` (empty: it can)."""
     why = []
     if cfg.model.backend != "hf":
-        why.append("model.backend = 'vllm': the rollout thread drives an HF engine of its "
-                   "own; a vLLM engine in that thread is not built (use backend 'hf')")
+        why.append("model.backend = 'vllm': the run's one vLLM engine is also the learner's "
+                   "evaluation engine, so the rollout thread would call it from a second "
+                   "thread and reload its weights (collective_rpc) while the learner "
+                   "evaluates; a thread-owned vLLM engine is not built (use backend 'hf')")
     if cfg.model.strategy == "fsdp":
         why.append("model.strategy = 'fsdp': the learner's shards would be gathered for every "
                    "published version while the thread samples; not built (use 'ddp')")
-    if cfg.agents:
-        why.append("[agents.ID] (ILR, one policy per agent) needs a version stream per agent; "
-                   "only one shared policy is versioned (drop [agents] or max_staleness = 0)")
     if cfg.rollout.workers:
-        why.append("rollout.workers: one Ray pool per environment is shared by the rollout "
-                   "thread and evaluation on the learner's thread (set workers = 0)")
+        why.append("rollout.workers: an environment's Ray pool (integrations/ray.py "
+                   "training_pool, one per environment config for the run) takes the run "
+                   "state of the step being sampled (set_run on every actor); the rollout "
+                   "thread and the learner's evaluation would set theirs on the same actors "
+                   "at once, and the pool registry is not locked; a pool per thread is not "
+                   "built (set workers = 0)")
     return why
 
 
@@ -169,30 +180,60 @@ def _key(ids: list[int], logprobs: list[float]) -> tuple:
     return tuple(ids), tuple(round(x, 6) for x in logprobs)
 
 
-def stamp_versions(trajs: list[Trajectory], version: int,
-                   policy: VersionedPolicy | None = None) -> None:
-    """Write each turn's sampling version into `meta["policy_versions"]`: `version` for
-    all (`step` sync), or what `policy` recorded per turn (`turn` sync)."""
+def _per_agent(value: Any) -> dict[str | None, Any]:
+    """`{agent: value}` as given, or `{None: value}`: None is the one shared policy."""
+    return dict(value) if isinstance(value, dict) else {None: value}
+
+
+def _agent_of(traj: Trajectory, streams: dict[str | None, Any]) -> str | None:
+    """The stream a trajectory belongs to: its agent's own, else the shared one (None; also
+    a fixed partner's, which has no stream and no gradient)."""
+    return traj.agent_id if traj.agent_id in streams else None
+
+
+def stamp_versions(trajs: list[Trajectory], version: int | dict[str | None, int],
+                   policy: VersionedPolicy | dict[str | None, VersionedPolicy] | None = None
+                   ) -> None:
+    """Write each turn's sampling version into `meta["policy_versions"]`: the version its
+    agent's engine had loaded (`version`, one int or `{agent: int}`) for all turns (`step`
+    sync), or what that agent's `policy` recorded per turn (`turn` sync). A trajectory of
+    an agent without a stream of its own (a fixed partner) gets the oldest loaded one."""
+    versions, policies = _per_agent(version), _per_agent(policy)
+    base = min(versions.values())
     for t in trajs:
-        if policy is None:
-            t.meta[VERSIONS] = [version] * len(t.turns)
+        agent = _agent_of(t, versions)
+        own, pol = versions.get(agent, base), policies.get(agent)
+        if pol is None:
+            t.meta[VERSIONS] = [own] * len(t.turns)
         else:
-            found = [policy.version_of(turn) if turn.action_token_ids else None
+            found = [pol.version_of(turn) if turn.action_token_ids else None
                      for turn in t.turns]
-            t.meta[VERSIONS] = [version if v is None else v for v in found]
+            t.meta[VERSIONS] = [own if v is None else v for v in found]
 
 
 # ---- the learner's side: the bound and its metrics -------------------------------------------
 
-def turn_staleness(traj: Trajectory, learner_version: int) -> list[int]:
-    return [learner_version - v for v in traj.meta.get(VERSIONS, [])]
+def _learner_version(traj: Trajectory, learner_version: int | dict[str | None, int]) -> int:
+    """The version of the learner that trains `traj`: its agent's (`{agent: version}`), or
+    the one shared policy's (an int, or the dict's None entry, or its oldest)."""
+    versions = _per_agent(learner_version)
+    agent = _agent_of(traj, versions)
+    return versions[agent] if agent in versions else min(versions.values())
 
 
-def bound_staleness(trajs: list[Trajectory], learner_version: int, max_staleness: int,
-                    how: str) -> tuple[list[Trajectory], dict[int, list[int]], int]:
+def turn_staleness(traj: Trajectory, learner_version: int | dict[str | None, int]) -> list[int]:
+    """How many versions behind its agent's learner each turn of `traj` was sampled."""
+    now = _learner_version(traj, learner_version)
+    return [now - v for v in traj.meta.get(VERSIONS, [])]
+
+
+def bound_staleness(trajs: list[Trajectory], learner_version: int | dict[str | None, int],
+                    max_staleness: int, how: str
+                    ) -> tuple[list[Trajectory], dict[int, list[int]], int]:
     """Apply the bound: (trajectories kept, {kept index: turns to keep out of the loss},
     trajectories dropped). `drop` removes a trajectory with any turn older than the bound;
-    `keep` leaves it in its group (the baseline) with those turns untrained."""
+    `keep` leaves it in its group (the baseline) with those turns untrained. With one
+    learner per agent each trajectory is measured against its own agent's learner."""
     kept, masked, dropped = [], {}, 0
     for t in trajs:
         old = [k for k, s in enumerate(turn_staleness(t, learner_version)) if s > max_staleness]
@@ -214,16 +255,28 @@ def mask_turns(credit: Any, masked: dict[int, list[int]], trajs: list[Trajectory
             credit.turn_mask[row][k] = False
 
 
-def staleness_metrics(trajs: list[Trajectory], learner_version: int, max_staleness: int
-                      ) -> tuple[dict[str, float], list[int]]:
+def staleness_metrics(trajs: list[Trajectory], learner_version: int | dict[str | None, int],
+                      max_staleness: int) -> tuple[dict[str, float], list[int]]:
     """The staleness histogram of the step's turns (`async/staleness/K`: share of turns K
-    versions old) and the raw values (for TensorBoard's histogram)."""
+    versions old) and the raw values (for TensorBoard's histogram). With one learner per
+    agent (`learner_version` a dict of agent names) also each agent's own mean and max
+    (`async/agent/ID/staleness_mean`, `.../staleness_max`)."""
     values = [s for t in trajs for s in turn_staleness(t, learner_version)]
-    out = {f"async/staleness/{k}": (values.count(k) / len(values) if values else 0.0)
-           for k in range(max_staleness + 1)}
-    out["async/staleness_mean"] = sum(values) / len(values) if values else 0.0
-    out["async/staleness_max"] = float(max(values, default=0))
+    out = _histogram("async/", values, max_staleness)
+    for agent in (a for a in _per_agent(learner_version) if a is not None):
+        own = [s for t in trajs if t.agent_id == agent
+               for s in turn_staleness(t, learner_version)]
+        part = _histogram(f"async/agent/{agent}/", own, max_staleness)
+        out.update({k: v for k, v in part.items() if k.endswith(("_mean", "_max"))})
     return out, values
+
+
+def _histogram(prefix: str, values: list[int], max_staleness: int) -> dict[str, float]:
+    out = {f"{prefix}staleness/{k}": (values.count(k) / len(values) if values else 0.0)
+           for k in range(max_staleness + 1)}
+    out[f"{prefix}staleness_mean"] = sum(values) / len(values) if values else 0.0
+    out[f"{prefix}staleness_max"] = float(max(values, default=0))
+    return out
 
 
 # ---- the rollout thread -----------------------------------------------------------------------
@@ -258,16 +311,19 @@ Produce = Callable[[int, Any, RunState], StepRollouts]
 class AsyncRollouts:
     """The rollout thread and the learner's handle on it.
 
-    `produce(step, policy, run)` rolls one step out (the trainer's own function). Steps
-    `first`..`last` are produced in order; `saved` are the checkpointed in-flight steps of a
-    resumed run. Errors in the thread (a refused step, a dead server) reach the learner at
-    its next `get`."""
+    `produce(step, policy, run)` rolls one step out (the trainer's own function). `policy`
+    is the thread's engine, or `{agent: engine}` with one learner per agent (each agent then
+    has a version stream of its own). Steps `first`..`last` are produced in order; `saved`
+    are the checkpointed in-flight steps of a resumed run. Errors in the thread (a refused
+    step, a dead server) reach the learner at its next `get`."""
 
     def __init__(self, produce: Produce, policy: Any, *, max_staleness: int, weight_sync: str,
                  start: int, last: int, saved: list[StepRollouts] = ()):
-        self.produce, self.policy, self.n = produce, policy, max_staleness
+        self.produce, self.n = produce, max_staleness
+        self.engines = _per_agent(policy)
         self.weight_sync, self.last = weight_sync, last
-        self.store = VersionStore()
+        self.stores = {agent: VersionStore() for agent in self.engines}
+        self.published: dict[str | None, int] = {}  # each agent's newest version
         self._cond = threading.Condition()
         self._ready: dict[int, StepRollouts] = {s.step: s for s in saved}
         self._error: BaseException | None = None
@@ -279,18 +335,27 @@ class AsyncRollouts:
     # -- learner side --
 
     def start(self, version: int, weights: dict[str, Any], run: RunState) -> None:
-        """Publish the starting version (the loaded or resumed model) and start sampling."""
-        self.publish(version, weights, run)
+        """Publish the starting version (the loaded or resumed model; `{agent: weights}` with
+        one engine per agent) and start sampling."""
+        for agent, own in (weights.items() if None not in self.engines else [(None, weights)]):
+            self.publish(version, own, run, agent)
         self._thread.start()
 
-    def publish(self, version: int, weights: dict[str, Any], run: RunState) -> None:
-        """Version `version` is the learner after update `version`; the weights are copied
-        (and on a GPU the copy has finished before the thread's own stream reads it)."""
+    def publish(self, version: int, weights: dict[str, Any], run: RunState,
+                agent: str | None = None) -> None:
+        """Version `version` of `agent`'s policy (None: the shared one) is its learner after
+        update `version`; the weights are copied (and on a GPU the copy has finished before
+        the thread's own stream reads it)."""
         copied = snapshot(weights)
         if any(v.is_cuda for v in copied.values()):
             import torch
             torch.cuda.current_stream().synchronize()
-        self.store.publish(version, copied, run.state_dict())
+        self.stores[agent].publish(version, copied, run.state_dict())
+        self.published[agent] = version
+
+    def learner_versions(self) -> int | dict[str | None, int]:
+        """The version each learner is at (one int for the one shared policy)."""
+        return self.published[None] if None in self.engines else dict(self.published)
 
     def get(self, step: int) -> StepRollouts:
         """Step `step`'s rollouts, waiting for the thread (learner idle time)."""
@@ -302,7 +367,8 @@ class AsyncRollouts:
                 raise self._error
             out = self._ready.pop(step)
         self.learner_idle += time.perf_counter() - t0
-        self.store.forget_below(max(0, step - self.n))  # nothing older is needed again
+        for store in self.stores.values():  # nothing older is needed again
+            store.forget_below(max(0, step - self.n))
         return out
 
     def in_flight(self, step: int) -> list[StepRollouts]:
@@ -327,7 +393,8 @@ class AsyncRollouts:
 
     def close(self) -> None:
         """Stop the thread (at its next wait for a version) and join it."""
-        self.store.close()
+        for store in self.stores.values():
+            store.close()
         if self._thread.is_alive():
             self._thread.join(timeout=60)
 
@@ -341,7 +408,7 @@ class AsyncRollouts:
 
     def _loop(self) -> None:
         try:
-            with _own_cuda_stream(self.policy):
+            with _own_cuda_stream(next(iter(self.engines.values()))):
                 for step in range(self.first, self.last + 1):
                     self._ready_put(self._one(step))
         except _Closed:
@@ -352,23 +419,37 @@ class AsyncRollouts:
                 self._cond.notify_all()
 
     def _one(self, step: int) -> StepRollouts:
-        version = max(0, step - 1 - self.n)  # the oldest the bound allows: step sync's one
-        t0 = time.perf_counter()
-        weights, run_state = self.store.wait(version)
-        self.generator_idle += time.perf_counter() - t0
-        if self.weight_sync == "turn" and (newest := self.store.newest()) > version:
-            version = newest  # turn sync: the freshest published one
-            weights, run_state = self.store.wait(version)
-        self.policy.load_state_dict(weights)
-        self.syncs += 1
-        policy = VersionedPolicy(self.policy, self.store, version) \
-            if self.weight_sync == "turn" else None
-        out = self.produce(step, policy or self.policy, run_snapshot(run_state, step))
-        stamp_versions(out.trajs + out.failed, version, policy)
-        if policy is not None:
-            self.syncs += policy.syncs
-        out.version = version
+        base = max(0, step - 1 - self.n)  # the oldest the bound allows: step sync's one
+        loaded: dict[str | None, int] = {}
+        states: dict[str | None, dict[str, Any]] = {}
+        for agent in self.engines:
+            loaded[agent], states[agent] = self._load(agent, base)
+        run_state = states[max(loaded, key=loaded.__getitem__)]  # the newest version's
+        versioned = {agent: VersionedPolicy(engine, self.stores[agent], loaded[agent])
+                     for agent, engine in self.engines.items()} \
+            if self.weight_sync == "turn" else {}
+        policy = {**self.engines, **versioned}
+        out = self.produce(step, policy[None] if None in policy else policy,
+                           run_snapshot(run_state, step))
+        stamp_versions(out.trajs + out.failed, loaded, versioned or None)
+        self.syncs += sum(p.syncs for p in versioned.values())
+        out.version = min(loaded.values())  # step sync: `base` for every agent
         return out
+
+    def _load(self, agent: str | None, base: int) -> tuple[int, dict[str, Any]]:
+        """Load `agent`'s version `base` into its engine (turn sync: its newest, if newer),
+        waiting for it to be published; (the version loaded, its run state)."""
+        store = self.stores[agent]
+        t0 = time.perf_counter()
+        weights, run_state = store.wait(base)
+        self.generator_idle += time.perf_counter() - t0
+        version = base
+        if self.weight_sync == "turn" and (newest := store.newest()) > base:
+            version = newest  # turn sync: the freshest published one
+            weights, run_state = store.wait(version)
+        self.engines[agent].load_state_dict(weights)
+        self.syncs += 1
+        return version, run_state
 
     def _ready_put(self, rollouts: StepRollouts) -> None:
         with self._cond:
@@ -380,8 +461,9 @@ class AsyncRollouts:
 
 def start_rollout_thread(cfg: Any, team: Any, produce: Produce, run: RunState, start: int,
                          saved: list[StepRollouts]) -> AsyncRollouts:
-    """The thread's own HF engine (the learner's weights as of `start`) and tokenizer (fast
-    tokenizers are not safe to share between threads), started on version `start`."""
+    """The thread's own HF engine per learner (the learner's weights as of `start`) and
+    tokenizer (fast tokenizers are not safe to share between threads), started on version
+    `start`: one engine for the shared policy, or one per `[agents.ID]` learner."""
     import copy
 
     from envgym.agents.fsdp import rollout_weights
@@ -392,34 +474,47 @@ def start_rollout_thread(cfg: Any, team: Any, produce: Produce, run: RunState, s
     if dist_info()[1] > 1:
         raise InvalidConfig("rollout.max_staleness >= 1 runs in one process (one rollout "
                             "thread beside one learner); launch it without torchrun")
-    learner = team.learners[0]
-    engine = HFPolicy(learner.path, tokenizer=copy.deepcopy(learner.tokenizer), seed=cfg.seed,
-                      device=str(next(learner.model.parameters()).device),
-                      kv_reuse=cfg.rollout.kv_reuse, kv_cache_mb=cfg.rollout.kv_cache_mb)
-    thread = AsyncRollouts(produce, engine, max_staleness=cfg.rollout.max_staleness,
+
+    def engine(learner: Any) -> Any:
+        return HFPolicy(learner.path, tokenizer=copy.deepcopy(learner.tokenizer), seed=cfg.seed,
+                        device=str(next(learner.model.parameters()).device),
+                        kv_reuse=cfg.rollout.kv_reuse, kv_cache_mb=cfg.rollout.kv_cache_mb)
+
+    if team.single:
+        learner = team.learners[0]
+        engines: Any = engine(learner)
+        weights: Any = rollout_weights(learner.model)
+    else:
+        engines = {lr.name: engine(lr) for lr in team.learners}
+        weights = {lr.name: rollout_weights(lr.model) for lr in team.learners}
+    thread = AsyncRollouts(produce, engines, max_staleness=cfg.rollout.max_staleness,
                            weight_sync=cfg.rollout.weight_sync, start=start, last=cfg.steps,
                            saved=saved)
-    thread.start(start, rollout_weights(learner.model), run)
+    thread.start(start, weights, run)
     return thread
 
 
-def publish_update(thread: AsyncRollouts, team: Any, step: int, run: RunState) -> None:
-    """Step 6 asynchronously: version `step` (weights and run state) for the thread."""
+def publish_update(thread: AsyncRollouts, learner: Any, step: int, run: RunState) -> None:
+    """Step 6 asynchronously, for one learner: version `step` of its policy (weights and run
+    state) for the thread. The trainer calls it as each learner's update ends, so with one
+    learner per agent the thread may load one agent's new version while the next trains."""
     from envgym.agents.fsdp import rollout_weights
     from envgym.agents.learner import unwrap
 
-    learner = team.learners[0]
-    thread.publish(step, rollout_weights(learner.model), run)
+    thread.publish(step, rollout_weights(learner.model), run, learner.name)
     unwrap(learner.model).eval()  # as the synchronous sync leaves it (evaluation follows)
 
 
-def learner_batch(got: StepRollouts, step: int, cfg: Any
+def learner_batch(got: StepRollouts, step: int, cfg: Any,
+                  learner_version: int | dict[str | None, int] | None = None
                   ) -> tuple[list[Trajectory], dict[int, list[int]], dict[str, float], list[int]]:
-    """The learner's view of step `step`'s rollouts, trained at version step-1: the bound
-    applied (`rollout.stale`), the staleness histogram and the counts."""
+    """The learner's view of step `step`'s rollouts, trained at `learner_version` (each
+    agent's learner's own, `{agent: version}`; default step-1, the one shared policy's):
+    the bound applied (`rollout.stale`) per agent, the staleness histogram and the counts."""
     n = cfg.rollout.max_staleness
-    metrics, values = staleness_metrics(got.trajs, step - 1, n)
-    trajs, masked, dropped = bound_staleness(got.trajs, step - 1, n, cfg.rollout.stale)
+    now = step - 1 if learner_version is None else learner_version
+    metrics, values = staleness_metrics(got.trajs, now, n)
+    trajs, masked, dropped = bound_staleness(got.trajs, now, n, cfg.rollout.stale)
     metrics["async/dropped_stale"] = float(dropped)
     metrics["async/masked_stale_turns"] = float(sum(map(len, masked.values())))
     return trajs, masked, metrics, values

@@ -129,12 +129,17 @@ class Team:
 
     # ---- step 5-6: update and sync ----
 
-    def update(self, credit: Any, cfg: TrainConfig, how: str, shuffle: torch.Generator
-               ) -> dict[str, float]:
+    def update(self, credit: Any, cfg: TrainConfig, how: str, shuffle: torch.Generator,
+               after: Callable[[Learner], None] | None = None) -> dict[str, float]:
         """`ppo_update` for each learner on its own agent's trajectories of `credit`; every
-        scheduler steps, even one whose agent had no trajectory this step (all failed)."""
+        scheduler steps, even one whose agent had no trajectory this step (all failed).
+        `after(learner)` runs as each learner's update ends (asynchronous training publishes
+        that agent's new version there, while the next learner trains)."""
+        done = after or (lambda lr: None)
         if self.single:
-            return _update(self.learners[0], credit, cfg, how, shuffle)
+            one = _update(self.learners[0], credit, cfg, how, shuffle)
+            done(self.learners[0])
+            return one
         stats: dict[str, list[float]] = {}
         out: dict[str, float] = {}
         for lr in self.learners:
@@ -142,10 +147,12 @@ class Team:
             out[f"agent/{lr.name}/trajectories"] = float(len(keep))
             if not keep:
                 lr.scheduler.step()
+                done(lr)
                 continue
             for k, v in _update(lr, credit.subset(keep), cfg, how, shuffle).items():
                 out[f"agent/{lr.name}/{k}"] = v
                 stats.setdefault(k, []).append(v)
+            done(lr)
         out.update({k: float(np.mean(v)) for k, v in stats.items()})  # the learners' mean
         return out
 

@@ -292,7 +292,8 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
                 else ahead.get(step)
             trajs, failed, t_roll = got.trajs, got.failed, got.seconds
             if ahead is not None:  # the staleness bound, its histogram and counts
-                trajs, stale_turns, async_stats, stale_values = learner_batch(got, step, cfg)
+                trajs, stale_turns, async_stats, stale_values = learner_batch(
+                    got, step, cfg, ahead.learner_versions())  # per agent with [agents.ID]
             update_run_state(run, trajs)  # IRT abilities, reward histories learn from the step
             # 3. batch-level rewards (judge scores come from the environments' own steps)
             ig_stats = attach_ig(trajs, policy, seed=cfg.seed + step, options=ig_scorer_options(
@@ -307,12 +308,12 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
             if cfg.log.trajectories and rank == 0:
                 write_step(out, step, trajs + failed, credit, cfg.credit, tokenizer)
             # 5. update: PPO on the batch (each learner on its own agent's trajectories)
-            stats = team.update(credit, cfg, how, shuffle)
-            # 6. sync weights to the rollout backend (asynchronous: publish version `step`)
+            # 6. sync weights to the rollout backend (asynchronous: each learner publishes its
+            # version `step` as its own update ends)
+            stats = team.update(credit, cfg, how, shuffle, None if ahead is None else
+                                lambda learner, v=step: publish_update(ahead, learner, v, run))
             if ahead is None:
                 team.sync(cfg)
-            else:
-                publish_update(ahead, team, step, run)
             # 7. log
             elapsed = time.perf_counter() - t0
             n_tokens = sum(len(x.action_token_ids) + len(x.obs_token_ids)

@@ -4,8 +4,8 @@ Each case is a shipped config that uses the estimator, scaled to two CPU steps o
 small model (`tests/e2e/test_shipped_configs.scaled`), re-validated with max_staleness 1 (so
 the validator accepts it) and trained: step 2 is sampled by version 0 while update 1 runs,
 and its advantages must be finite, computed over groups of one task each, from turns that
-all carry their version. `calibrated` runs with one shared policy: ILR's two policies
-(`[agents.ID]`) are refused under asynchrony (tested in test_async.py)."""
+all carry their version. `calibrated` runs here with one shared policy; with ILR's two
+policies (`[agents.ID]`, one version stream each) in test_async_ilr.py."""
 
 from __future__ import annotations
 
