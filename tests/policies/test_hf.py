@@ -117,3 +117,20 @@ def test_fp32_master_weights_sample_in_bf16_on_a_gpu(tiny_dir):
     entry = next(iter(policy.kv.entries.values()))
     assert entry.keys[0].dtype == torch.bfloat16
     assert next(policy.model.parameters()).dtype == torch.float32
+
+
+def test_generation_runs_in_inference_mode_and_samples_what_no_grad_samples(tiny_dir):
+    """inference_mode (cheaper than no_grad: no version counters) changes no id or log-prob;
+    the KV a call keeps is made without autograd bookkeeping (fails under plain no_grad)."""
+    from envgym.agents.policies.hf import HFPolicy
+
+    policy = HFPolicy(str(tiny_dir), device="cpu")
+    prompts = [policy.chat.prompt_ids(CONV), policy.chat.prompt_ids(CONV[1:])] * 2
+    rows = [SamplingParams(max_tokens=20, seed=11 + i) for i in range(len(prompts))]
+    fast = policy._generate_batch([list(p) for p in prompts], rows)
+    assert policy.kv.entries and all(
+        t.is_inference() for e in policy.kv.entries.values() for t in (*e.keys, *e.values))
+    policy.clear_cache()
+    with torch.no_grad():  # the same loop without the decorator
+        plain = HFPolicy._generate_batch.__wrapped__(policy, [list(p) for p in prompts], rows)
+    assert [(c.token_ids, c.logprobs) for c in fast] == [(c.token_ids, c.logprobs) for c in plain]
