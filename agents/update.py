@@ -14,11 +14,16 @@ import torch
 from envgym.agents.async_loss import behaviour_weights, off_policy_stats
 from envgym.agents.config import TrainConfig
 from envgym.agents.fsdp import lockstep_logprobs, zero_backward
-from envgym.agents.learner import TokenBatch, dist_info, token_logprobs
+from envgym.agents.learner import TokenBatch, dist_info, token_logprobs, unwrap
 from envgym.agents.packing import micro_batches
 
-__all__ = ["aggregate", "kl_penalty", "ppo_loss", "ppo_update", "reinforce_loss", "role_sum",
-           "sequence_ratio_logp"]
+__all__ = ["SKIP_ZERO_SIGNAL", "aggregate", "kl_penalty", "ppo_loss", "ppo_update",
+           "reinforce_loss", "role_sum", "sequence_ratio_logp", "zero_signal_rows"]
+
+SKIP_ZERO_SIGNAL = True
+"""Rows whose loss is exactly zero (`zero_signal_rows`) skip the backward. False runs every
+row through the backward as before (benches set it to attribute the saving; nothing else
+should)."""
 
 
 def ppo_loss(logp: torch.Tensor, old: torch.Tensor, adv: torch.Tensor, mask: torch.Tensor,
@@ -93,6 +98,8 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
                               "grad_norm": 0.0}
     tokens_seen, updates = 0.0, 0
     _, world = dist_info()
+    idle = zero_signal_rows(model, ref_model, batch, cfg) \
+        if SKIP_ZERO_SIGNAL and world == 1 else None
     for _ in range(ppo.epochs):
         order = torch.randperm(len(batch), generator=generator)
         for mb in torch.tensor_split(order, ppo.minibatches):  # always `minibatches` parts
@@ -103,7 +110,14 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
                 reas = float((mask_all * role_mask[mb]).sum())
                 role_denoms = (max(_global_sum(float(mask_all.sum()) - reas) / world, 1.0),
                                max(_global_sum(reas) / world, 1.0))
-            for micro in micro_batches(mb, lengths, budget, cfg.optim.grad_accum):
+            if idle is not None:  # zero-signal rows: their stats without a graph
+                quiet, mb = mb[idle[mb]], mb[~idle[mb]]
+                drift_sum, tokens_seen = _quiet_stats(model, batch, quiet, old, temperature,
+                                                      device, budget, sums, drift_sum,
+                                                      tokens_seen)
+            micros = micro_batches(mb, lengths, budget, cfg.optim.grad_accum) \
+                if len(mb) or idle is None else []
+            for micro in micros:
                 if len(micro) == 0:  # keep DDP ranks in lockstep: a zero gradient
                     zero_backward(model, device)
                     continue
@@ -140,6 +154,8 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
                 sums["clip_frac"] += float(clipped.sum())
                 sums["entropy"] += float((ent * m).sum().detach())
                 tokens_seen += float(m.sum())
+            if idle is not None:
+                _zero_missing_grads(model)  # no row with signal: AdamW steps as on zeros
             sums["grad_norm"] += float(torch.nn.utils.clip_grad_norm_(model.parameters(),
                                                                       cfg.optim.max_grad_norm))
             optimizer.step()
@@ -153,6 +169,65 @@ def ppo_update(model: Any, ref_model: Any, optimizer: torch.optim.Optimizer, bat
             "entropy": sums["entropy"] / n_tok, "kl": sums["kl"] / n_tok,
             "grad_norm": sums["grad_norm"] / updates,
             "logprob_drift": float(drift), **off_policy_stats(sums, n_tok)}
+
+
+def zero_signal_rows(model: Any, ref_model: Any, batch: TokenBatch, cfg: TrainConfig
+                     ) -> torch.Tensor | None:
+    """Rows whose every loss term is exactly zero, with a zero gradient, or None when no row
+    can be skipped exactly. GRPO gives a group whose members all got the same reward zero
+    advantages, and then every token's PPO-clip (or REINFORCE) loss is `-min(r * 0, ...)`,
+    a constant 0: its backward adds nothing to any gradient. Such rows need no graph; the
+    update still computes their log-probs and entropy without one for its statistics, and
+    the loss denominators count their tokens as before, so the loss, the gradients (to float
+    rounding: fewer rows are summed), the optimiser step and every logged number are the
+    same. Not exact, so never skipped: a KL or entropy bonus (nonzero on any row), the
+    asynchronous importance weights (their statistics cover every token), and dropout (a
+    separate forward would draw other masks)."""
+    ppo = cfg.ppo
+    if (ref_model is not None and ppo.kl_coef > 0) or ppo.entropy_coef or \
+            cfg.rollout.max_staleness or _has_dropout(model):
+        return None
+    trained = batch.loss_mask > 0
+    idle = ~((batch.advantages != 0) & trained).any(-1)
+    return idle if bool(idle.any()) else None
+
+
+def _has_dropout(model: Any) -> bool:
+    """Whether a training-mode forward is random: a dropout module or a config dropout."""
+    config = getattr(unwrap(model), "config", None)
+    rates = [v for k, v in (vars(config).items() if config is not None else [])
+             if k.endswith("dropout") and isinstance(v, (int, float))]
+    return any(r > 0 for r in rates) or any(
+        isinstance(m, torch.nn.Dropout) and m.p > 0 for m in model.modules())
+
+
+def _quiet_stats(model: Any, batch: TokenBatch, rows: torch.Tensor, old: torch.Tensor | None,
+                 temperature: float, device: Any, budget: int, sums: dict[str, float],
+                 drift_sum: float, tokens_seen: float) -> tuple[float, float]:
+    """Entropy, drift and token count of zero-signal `rows`, from a forward without grad
+    (their loss and clip fraction are exactly 0). Rows with no trained token add nothing."""
+    rows = rows[batch.loss_mask[rows].sum(-1) > 0]
+    if not len(rows):
+        return drift_sum, tokens_seen
+    with torch.no_grad():
+        for micro in micro_batches(rows, batch.attention_mask.sum(-1), budget, 1):
+            part = batch.select(micro).to(device)
+            logp, ent = token_logprobs(model, part, temperature, with_entropy=True,
+                                       packed=budget > 0)
+            m = part.loss_mask
+            if old is None:
+                drift_sum += float(((part.sample_logprobs - logp).abs() * m).sum())
+            sums["entropy"] += float((ent * m).sum())
+            tokens_seen += float(m.sum())
+    return drift_sum, tokens_seen
+
+
+def _zero_missing_grads(model: Any) -> None:
+    """A zero gradient for every trainable parameter the step's backwards did not reach
+    (all rows skipped): AdamW then steps it as it did on the zeros a backward gave."""
+    for p in model.parameters():
+        if p.requires_grad and p.grad is None:
+            p.grad = torch.zeros_like(p)
 
 
 def _logprobs_in_chunks(model: Any, batch: TokenBatch, temperature: float, device: Any,
