@@ -1,6 +1,6 @@
-"""An example NeMo Gym resources server, written with FastAPI to the HTTP API NeMo Gym
-documents for `SimpleResourcesServer` (the `nemo-gym` package needs Python >= 3.12, so it
-cannot be the base class here):
+"""An example NeMo Gym resources server, written with plain FastAPI to the HTTP API of NeMo
+Gym's `SimpleResourcesServer`, for a Python without nemo-gym (which needs >= 3.12);
+`nemo_gym_server.py` beside it is the same server written with nemo-gym itself:
 
 * `POST /seed_session` starts a session (kept in a cookie) from the task row;
 * tools are `POST /add` and `POST /multiply`;

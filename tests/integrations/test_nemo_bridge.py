@@ -1,5 +1,6 @@
-"""nemo:URL against a resources server written to NeMo Gym's documented HTTP API
-(examples/nemo/resources_server.py; the nemo-gym package needs Python >= 3.12)."""
+"""nemo:URL against a resources server written to NeMo Gym's HTTP API in plain FastAPI
+(examples/nemo/resources_server.py), in this process; test_nemo_gym_package.py runs the
+same episode, audit and training against nemo-gym's own server."""
 
 from __future__ import annotations
 
