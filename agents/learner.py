@@ -282,12 +282,20 @@ def _scatter(values: torch.Tensor, select: torch.Tensor) -> torch.Tensor:
     return F.pad(out, (1, 0))
 
 
+CHECKPOINT_LOGITS_BYTES = 64 * 2**20
+"""`chunked_logprobs` checkpoints its chunks when the batch's fp32 logits would exceed this:
+at Qwen's 151,936-token vocabulary from 111 rows on, on a 636-token tiny model never."""
+
+
 def chunked_logprobs(hidden: torch.Tensor, targets: torch.Tensor, head: Any,
                      temperature: float | torch.Tensor, with_entropy: bool, chunk: int
                      ) -> tuple[torch.Tensor, torch.Tensor]:
     """log softmax(head(h) / T)[target] (and the entropy) for `[N, H]` rows, `chunk` rows at a
     time, checkpointed under autograd; `head=None` means the rows are logits already. `T` is
-    one number or one per row (`[N]`)."""
+    one number or one per row (`[N]`). Checkpointing trades a second head projection in
+    backward for memory, so it is used only where all N rows' fp32 logits would exceed
+    `CHECKPOINT_LOGITS_BYTES` (a large vocabulary); below, the chunks keep their logits for
+    backward (the same values either way: the recompute repeats the same operations)."""
     def block(h: torch.Tensor, tgt: torch.Tensor, t: Any) -> tuple[torch.Tensor, torch.Tensor]:
         scale = t[:, None].float() if isinstance(t, torch.Tensor) else (t or 1.0)
         logits = (head(h) if head is not None else h).float() / scale
@@ -300,12 +308,14 @@ def chunked_logprobs(hidden: torch.Tensor, targets: torch.Tensor, head: Any,
 
     from torch.utils.checkpoint import checkpoint
 
+    vocab = hidden.shape[-1] if head is None else getattr(head, "out_features", None)
+    recompute = vocab is None or hidden.shape[0] * vocab * 4 > CHECKPOINT_LOGITS_BYTES
     parts_lp, parts_ent = [], []
     for start in range(0, max(1, hidden.shape[0]), chunk):  # one (maybe empty) block at least
         h, tgt = hidden[start:start + chunk], targets[start:start + chunk]
         t = temperature[start:start + chunk] if isinstance(temperature, torch.Tensor) \
             else temperature
-        if torch.is_grad_enabled() and h.requires_grad:
+        if recompute and torch.is_grad_enabled() and h.requires_grad:
             lp, ent = checkpoint(block, h, tgt, t, use_reentrant=False)
         else:
             lp, ent = block(h, tgt, t)
