@@ -14,6 +14,10 @@ generated tokens per second, wall and CPU seconds side by side (`bench/trl_timin
 and the line says so. The goal (issue 41) is 1.3: a group's shared prompt is prefilled once
 on envgym's side, G times on TRL's, and envgym's update runs packed, without padding.
 `--max-tokens-per-microbatch 0` runs envgym's update padded (the comparison before packing).
+`zero_signal_fraction` is each side's mean share of groups whose rewards were all equal (no
+learning signal: zero advantages, so a zero gradient); envgym's update skips the backward
+of such rows (`agents/update.py`), TRL's computes it. `--no-skip-zero-signal` runs every
+envgym row through the backward, as before that change (the comparison on steps with signal).
 Needs the `trl` extra (`pip install -e '.[trl]'`).
 """
 
@@ -38,6 +42,7 @@ from trl_timing import envgym_clock, ratios, summary, trl_clock, trl_seq_tokens 
 RUN = {"device": "cpu"}  # main() sets it from --device
 
 PROMPTS, GROUP, MAX_TOKENS, LR = 4, 4, 64, 1e-4
+ZERO = ("zero_signal_fraction",)  # reported beside the timings (a mean over steps)
 
 
 def envgym_run(model_dir: Path, steps: int, seed: int, budget: int) -> list[dict[str, float]]:
@@ -64,7 +69,8 @@ def envgym_run(model_dir: Path, steps: int, seed: int, budget: int) -> list[dict
     return [{"step_s": r["time/step_s"], "gen_s": r["time/rollout_s"],
              "step_cpu": c["gen_cpu"] + c["update_cpu"], "gen_cpu": c["gen_cpu"],
              "seq_tokens": r["throughput/tokens_per_s"] * r["time/step_s"],
-             "tokens": r["action_tokens"] * PROMPTS * GROUP}
+             "tokens": r["action_tokens"] * PROMPTS * GROUP,
+             "zero_signal_fraction": r.get("adv/zero_fraction", float("nan"))}
             for r, c in zip(rows, cpu, strict=True)]
 
 
@@ -102,8 +108,11 @@ def trl_run(model_dir: Path, steps: int, seed: int, budget: int = 0) -> list[dic
     trl_seq_tokens(trainer, record)
     lengths = [h["completions/mean_length"] for h in trainer.state.log_history
                if "completions/mean_length" in h]
-    for r, n in zip(record, lengths, strict=False):
+    zero = [h["frac_reward_zero_std"] for h in trainer.state.log_history
+            if "frac_reward_zero_std" in h]
+    for r, n, z in zip(record, lengths, zero, strict=False):
         r["tokens"] = n * PROMPTS * GROUP
+        r["zero_signal_fraction"] = z
     return record
 
 
@@ -121,6 +130,8 @@ def main() -> None:
                         help="the device's peak bf16 TFLOP/s, for MFU (H200: ~790 measured)")
     parser.add_argument("--max-tokens-per-microbatch", type=int, default=16384,
                         help="envgym's packed update budget; 0: padded rows")
+    parser.add_argument("--no-skip-zero-signal", action="store_true",
+                        help="envgym: run zero-advantage rows through the backward too")
     parser.add_argument("--envgym-only", action="store_true",
                         help="time envgym alone (where TRL cannot be installed)")
     args = parser.parse_args()
@@ -133,6 +144,9 @@ def main() -> None:
         trl = None
     torch.set_num_threads(args.threads)
     warnings.simplefilter("ignore", FutureWarning)
+    if args.no_skip_zero_signal:
+        import envgym.agents.update
+        envgym.agents.update.SKIP_ZERO_SIGNAL = False
     from envgym.agents.tiny import build_tiny_model
     RUN["device"] = args.device
     model_dir = Path(args.tiny or build_tiny_model(tempfile.mkdtemp(), include_envs=False))
@@ -146,16 +160,17 @@ def main() -> None:
                         budget=args.max_tokens_per_microbatch)
             runs[name] += steps[args.warmup:]
             print(json.dumps({"bench": "learner_vs_trl_run", "side": name, "round": r,
-                              **summary(steps[args.warmup:])}), file=sys.stderr, flush=True)
+                              **summary(steps[args.warmup:], ZERO)}), file=sys.stderr,
+                  flush=True)
     if trl is None:
-        ours = summary(runs["envgym"])
+        ours = summary(runs["envgym"], ZERO)
         print(json.dumps({"bench": "learner_vs_trl", "trl_version": None, "device": args.device,
                           "shape": args.shape, "parameters": n_params,
                           "mfu": {"envgym": round(mfu(ours.get("seq_tokens_per_s", 0.0),
                                                       n_params, args.peak_tflops), 5)},
                           "envgym": ours, "verdict": "TRL not installed: envgym alone"}))
         return
-    ours, theirs = summary(runs["envgym"]), summary(runs["trl"])
+    ours, theirs = summary(runs["envgym"], ZERO), summary(runs["trl"], ZERO)
     ratio = ours["tokens_per_s"] / theirs["tokens_per_s"]
     cpu_ratio = ours["tokens_per_cpu_s"] / theirs["tokens_per_cpu_s"]  # decides the goal
     print(json.dumps({
@@ -163,6 +178,7 @@ def main() -> None:
         "group": GROUP, "max_tokens": MAX_TOKENS, "steps_per_run": args.steps,
         "rounds": args.rounds, "threads": args.threads,
         "max_tokens_per_microbatch": args.max_tokens_per_microbatch,
+        "skip_zero_signal": not args.no_skip_zero_signal,
         "device": args.device, "shape": args.shape, "parameters": n_params,
         "mfu": {side: round(mfu(x.get("seq_tokens_per_s", 0.0), n_params, args.peak_tflops), 5)
                 for side, x in (("envgym", ours), ("trl", theirs))},
