@@ -212,7 +212,8 @@ class LogprobModel(torch.nn.Module):
     Memory: the vocabulary projection runs only at the requested positions, in chunks of
     `chunk` rows, and under autograd each chunk is recomputed in backward (checkpointed), so
     only one `[chunk, vocab]` fp32 block (and its few temporaries: 256 x 152k x 4 B = 0.16 GB
-    each) is alive instead of `[batch, seq, vocab]`.
+    each) is alive instead of `[batch, seq, vocab]` (when all the rows' logits would take
+    less than `CHECKPOINT_LOGITS_BYTES`, a small vocabulary, they are kept instead).
     Mixed precision: with `compute_dtype` (bf16/fp16) the forward runs under
     `torch.autocast` while the parameters (and so AdamW's state) stay fp32 master weights;
     tiny updates (lr 1e-6) survive, which they do not in bf16 parameters.
