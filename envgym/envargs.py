@@ -18,7 +18,10 @@ __all__ = ["constructor_keys", "unknown_kwarg"]
 
 def constructor_keys(creator: Any) -> list[str] | None:
     """The keyword arguments `creator` accepts, following `**kwargs` up a class's MRO; None
-    where they lead somewhere unseen."""
+    where they lead somewhere unseen, or where a class declares `open_kwargs = True` (its
+    `**kwargs` are its own, e.g. an imported taskset's config, not its base class's)."""
+    if getattr(creator, "open_kwargs", False):
+        return None
     if isinstance(creator, type):
         inits = [vars(c)["__init__"] for c in creator.__mro__
                  if c is not object and "__init__" in vars(c)]

@@ -72,6 +72,8 @@ def score_reply(task: Any, messages: list[dict[str, str]], reply: str) -> Any:
 class VerifiersEnv(TextEnv):
     """One verifiers task per episode, scored by its own rewards (see the module docstring)."""
 
+    open_kwargs = True  # **taskset_args fill the taskset's own config (verifiers checks them)
+
     def __init__(self, taskset: str, *, reward_range: Any = None, success_at: float | None = None,
                  timeout: float = 60.0, max_turns: int = 1, max_invalid_actions: int = 3,
                  max_action_chars: int = 100_000, **taskset_args: Any):
