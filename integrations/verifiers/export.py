@@ -2,9 +2,15 @@
 
 Written with verifiers' own API, as one of its taskset packages: this module exports the
 `Taskset` and `Env` subclasses through `__all__`, which is how verifiers' loader finds them.
-verifiers 0.4 imports a taskset by a top-level module name (an installed package), so
-`load_environment` makes this module importable as `envgym_export` in the running process
-and hands verifiers' own `load_environment` that id:
+verifiers 0.4 imports a taskset by a top-level module name (an installed package), so envgym
+installs the package `envgym_export` (integrations/verifiers/envgym_export, re-exporting
+this module) and verifiers' own CLIs find it by id:
+
+    vf-eval envgym-export --env.taskset.env-id envgym/TimeSeries-v0 -m MODEL \
+        --client.base-url http://127.0.0.1:8001/v1 --no-push
+
+`load_environment` hands verifiers' own `load_environment` that id (aliasing this module
+under it when the installed package is absent, as in a source tree on `sys.path`):
 
 * `EnvgymTaskset` yields one task per seed (`first_seed`, `size`); a task's prompt is the
   environment's opening messages for that seed;
@@ -23,6 +29,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import verifiers.v1 as vf
+from verifiers.v1.runtimes import SubprocessConfig
 
 __all__ = ["EnvgymConfig", "EnvgymData", "EnvgymEnv", "EnvgymEnvConfig", "EnvgymTask",
            "EnvgymTaskset", "load_environment", "replay"]
@@ -98,7 +105,11 @@ class EnvgymTaskset(vf.Taskset[EnvgymTask, EnvgymConfig]):
 
 
 class EnvgymEnvConfig(vf.EnvConfig):
-    player: vf.AgentConfig = vf.AgentConfig()
+    # The player's default harness is verifiers' `null` (plain chat turns: nothing runs but
+    # the model call) in a local subprocess, not the `bash` shell verifiers gives a taskset
+    # without a harness of its own; `--env.player.harness.id` / `.runtime.type` override it.
+    player: vf.AgentConfig = vf.AgentConfig(harness=vf.HarnessConfig(id="null"),
+                                            runtime=SubprocessConfig())
 
 
 class EnvgymEnv(vf.Env[EnvgymEnvConfig]):
@@ -120,14 +131,16 @@ def load_environment(env_id: str, **env_kwargs: Any) -> EnvgymEnv:
     """`env_id` as a verifiers environment; `first_seed=` and `size=` pick its tasks,
     `harness=` the player's verifiers harness (default `null`: plain chat turns); the other
     keyword arguments go to `envgym.make`."""
+    import importlib.util
     import sys
 
-    sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
+    if importlib.util.find_spec(TASKSET_ID) is None:
+        sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
     first_seed = int(env_kwargs.pop("first_seed", 0))
     size = int(env_kwargs.pop("size", 64))
+    harness = env_kwargs.pop("harness", "null")  # a chat turn per step: no shell, no files
     taskset = {"id": TASKSET_ID, "env_id": env_id, "env_kwargs": env_kwargs,
                "first_seed": first_seed, "size": size}
-    harness = env_kwargs.pop("harness", "null")  # a chat turn per step: no shell, no files
     config = vf.env_config_type(TASKSET_ID).model_validate(
         {"taskset": taskset, "player": {"harness": {"id": harness}}})
     return vf.load_environment(config)

@@ -153,3 +153,86 @@ def test_an_envgym_environment_loads_and_scores_as_a_verifiers_environment():
     assert len(turns) >= 2
     assert {k: r.value for k, r in trace.rewards.items()} == pytest.approx(totals)
     assert trace.reward == pytest.approx(sum(totals.values())) and trace.reward > 0
+
+
+def _uv_dir() -> str:
+    """The folder with `uv`, which vf-eval's harnesses run their chat program with (a PEP 723
+    script that `uv sync --script` sets up from the package index): this venv's (the
+    `verifiers` extra installs it), else PATH's."""
+    import shutil
+    import sys
+
+    here = Path(sys.executable).parent
+    found = shutil.which("uv", path=str(here)) or shutil.which("uv")
+    if not found:
+        pytest.skip("vf-eval's harnesses need `uv` (pip install 'envgym[verifiers]' brings it)")
+    return str(Path(found).parent)
+
+
+def test_vf_eval_runs_an_envgym_environment_and_its_traces_carry_envgyms_rewards(
+        tmp_path, tiny_model, envgym_cmd):
+    """verifiers' own `vf-eval` finds the installed taskset package `envgym_export`, plays
+    TimeSeries-v0 against `envgym serve-policy` on loopback (no Prime account: --no-push)
+    with its `null` chat harness, and every trace's rewards are the environment's own reward
+    components for the replies in that trace, replayed here in a fresh environment."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from tests.integrations.conftest import free_port
+
+    vf_eval = Path(sys.executable).parent / "vf-eval"
+    assert vf_eval.is_file(), "the verifiers extra installs vf-eval beside this Python"
+    port = free_port()
+    log = tmp_path / "serve-policy.log"
+    with open(log, "w") as sink:
+        server = subprocess.Popen([*envgym_cmd, "serve-policy", f"hf:{tiny_model}", "--port",
+                                   str(port)], stdout=sink, stderr=subprocess.STDOUT,
+                                  env={**os.environ, "OMP_NUM_THREADS": "1"})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert server.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.3)
+        env = {**os.environ, "PATH": f"{_uv_dir()}{os.pathsep}{os.environ.get('PATH', '')}",
+               "OMP_NUM_THREADS": "1"}
+        out = subprocess.run(
+            [str(vf_eval), "envgym-export", "--env.taskset.env-id", "envgym/TimeSeries-v0",
+             "--env.taskset.size", "3", "-m", str(tiny_model), "--client.base-url",
+             f"{base}/v1", "--sampling.max-tokens", "16", "--no-push", "--no-rich",
+             "-o", str(tmp_path / "out")],
+            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    (traces_file,) = (tmp_path / "out").glob("*/traces.jsonl")
+    episodes = [json.loads(line) for line in traces_file.read_text().splitlines()]
+    assert sorted(e["task"]["data"]["seed"] for e in episodes) == [0, 1, 2]
+    for episode in episodes:
+        assert episode["ok"] and not episode["errors"], episode["errors"]
+        (trace,) = episode["traces"]
+        assert trace["agent"]["config"]["harness"]["id"] == "null"
+        replies = [n["message"]["content"] for n in trace["nodes"]
+                   if n["message"]["role"] == "assistant"]
+        assert replies, "the model was never called"
+        ours = make("envgym/TimeSeries-v0")
+        ours.reset(seed=episode["task"]["data"]["seed"])
+        totals: dict[str, float] = {}
+        for reply in replies:
+            _, _, term, trunc, info = ours.step(reply)
+            for name, value in info["reward_components"].items():
+                totals[name] = totals.get(name, 0.0) + value
+            if term or trunc:
+                break
+        got = {name: r["score"] for name, r in trace["rewards"].items()}
+        assert totals and got == pytest.approx(totals)
