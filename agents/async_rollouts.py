@@ -26,6 +26,9 @@ rollout thread samples ahead while the learner updates:
   of the agent that sampled it, the bound and the staleness histogram are taken per agent
   against that agent's learner, and each learner's loss corrects its own turns with the
   behaviour log-probs its own engine recorded (`async/agent/ID/*`).
+* **Ray workers** (`rollout.workers`): the rollout thread and the learner's evaluation
+  share an environment config's actors, each thread a lane with its own step's run state
+  (`integrations/ray.py` `training_pool`), so neither sees the other's.
 * **Groups** are whole steps: a step's G rollouts of a task are finished trajectories from
   one version (`step`) or from versions inside the bound (`turn`), so every credit
   estimator reads the same structure as in the synchronous loop.
@@ -66,13 +69,6 @@ def refusals(cfg: Any) -> list[str]:
     if cfg.model.strategy == "fsdp":
         why.append("model.strategy = 'fsdp': the learner's shards would be gathered for every "
                    "published version while the thread samples; not built (use 'ddp')")
-    if cfg.rollout.workers:
-        why.append("rollout.workers: an environment's Ray pool (integrations/ray.py "
-                   "training_pool, one per environment config for the run) takes the run "
-                   "state of the step being sampled (set_run on every actor); the rollout "
-                   "thread and the learner's evaluation would set theirs on the same actors "
-                   "at once, and the pool registry is not locked; a pool per thread is not "
-                   "built (set workers = 0)")
     return why
 
 

@@ -16,10 +16,19 @@ environment (`RemoteScripted`).
 An actor that dies fails only the episodes it held: their next call raises, and the engine
 records them as failed. Ray restarts the actor (`max_restarts=-1`) and later episodes use it;
 a new episode asked for while the actor is still restarting waits for it (`restart_wait`).
+
+Environments read the run-level state of the step they belong to (`envgym.runstate`), and
+an actor keeps it per *lane*: the trainer's pool for one environment config is shared by
+the threads that roll out (with `rollout.max_staleness >= 1` the rollout thread samples
+step s+N while the learner's thread evaluates after step s), each thread is a lane of its
+own (`training_pool`), so the same actors serve both and each new environment binds the
+run state its own thread sent. The registry of training pools is locked: two threads that
+ask for a config's pool at once get one pool, never two sets of actors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import time
@@ -28,7 +37,8 @@ from typing import Any
 from envgym.errors import InvalidConfig
 from envgym.policy import ScriptedFactory
 
-__all__ = ["EnvPool", "RemoteEnv", "RemoteScripted", "require_ray", "scripted_factory"]
+__all__ = ["EnvPool", "PoolLane", "RemoteEnv", "RemoteScripted", "require_ray", "scripted_factory",
+           "shutdown_training_pools", "training_pool"]
 
 
 def require_ray() -> Any:
@@ -41,6 +51,15 @@ def require_ray() -> Any:
     return ray
 
 
+def _connected() -> Any:
+    """Ray, with this process connected to a cluster (a local one started if none is)."""
+    ray = require_ray()
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
+                 ignore_reinit_error=True)
+    return ray
+
+
 class EnvWorker:
     """The actor: environment instances by handle, and the scripted policies that act in them."""
 
@@ -48,24 +67,30 @@ class EnvWorker:
         self.env_id, self.env_kwargs = env_id, dict(env_kwargs)
         self.envs: dict[int, Any] = {}
         self.scripted: dict[int, Any] = {}
+        self.runs: dict[str, Any] = {}  # lane -> its run state (None: no run)
         self.ids = itertools.count()
 
-    def set_run(self, snapshot: dict[str, Any] | None) -> None:
-        """This step's run-level state (`envgym.runstate`): environments only read it while
-        episodes run, so a per-step snapshot is exactly what in-process episodes see."""
+    def set_run(self, snapshot: dict[str, Any] | None, lane: str = "") -> None:
+        """`lane`'s run-level state for its current step (`envgym.runstate`): environments
+        only read it while episodes run, so a per-step snapshot is exactly what in-process
+        episodes see. Lanes are the threads that share this actor; one lane's state never
+        reaches another's environments."""
         from envgym.runstate import RunState
 
-        self.run = None
+        run = None
         if snapshot is not None:
-            self.run = RunState()
-            self.run.load_state_dict(snapshot)
+            run = RunState()
+            run.load_state_dict(snapshot)
+        self.runs[lane] = run
 
-    def make(self) -> tuple[int, dict[str, Any]]:
+    def make(self, lane: str = "") -> tuple[int, dict[str, Any]]:
+        """A new environment, bound to `lane`'s run state if it has one."""
         from envgym.registration import make
 
         env = make(self.env_id, **self.env_kwargs)
-        if getattr(self, "run", None) is not None and hasattr(env, "bind_run"):
-            env.bind_run(self.run)
+        run = self.runs.get(lane)
+        if run is not None and hasattr(env, "bind_run"):
+            env.bind_run(run)
         return self._adopt(env)
 
     def _adopt(self, env: Any) -> tuple[int, dict[str, Any]]:
@@ -164,10 +189,7 @@ class EnvPool:
                  num_cpus: float = 1.0, max_concurrency: int = 64, restart_wait: float = 60.0):
         if workers < 1:
             raise InvalidConfig(f"workers must be >= 1 for a Ray pool, got {workers}")
-        self.ray = require_ray()
-        if not self.ray.is_initialized():
-            self.ray.init(include_dashboard=False, log_to_driver=False,
-                          configure_logging=False, ignore_reinit_error=True)
+        self.ray = _connected()
         self.env_id = self.__name__ = env_id
         # Threaded actors: an actor serves its episodes' steps concurrently, as the in-process
         # engine's thread pool does (a sandbox run waits on a child process, not the GIL).
@@ -178,18 +200,24 @@ class EnvPool:
         self.lock = threading.Lock()
         self.restart_wait = restart_wait
 
-    def __call__(self) -> RemoteEnv:
+    def __call__(self, lane: str = "") -> RemoteEnv:
+        """A new environment on the least-loaded actor (counting every lane's episodes),
+        bound to `lane`'s run state."""
         with self.lock:
             actor = min(self.actors, key=lambda a: self.live[id(a)])
             self.live[id(actor)] += 1
         try:
-            handle, attrs = self._make(actor)
+            handle, attrs = self._make(actor, lane)
         except BaseException:
             self.track(actor, -1)
             raise
         return RemoteEnv(self, actor, handle, attrs)
 
-    def _make(self, actor: Any) -> tuple[int, dict[str, Any]]:
+    def lane(self, name: str) -> PoolLane:
+        """This pool as one caller (thread) sees it: the same actors, its own run state."""
+        return PoolLane(self, name)
+
+    def _make(self, actor: Any, lane: str = "") -> tuple[int, dict[str, Any]]:
         """A new environment on `actor`, waiting out a restart. Ray refuses calls while a
         killed actor comes back (`ActorUnavailableError`); asking again is safe, because an
         environment made before the restart died with it and was never handed out. Seen on
@@ -197,7 +225,7 @@ class EnvPool:
         deadline = time.monotonic() + self.restart_wait
         while True:
             try:
-                return self.ray.get(actor.make.remote())
+                return self.ray.get(actor.make.remote(lane))
             except self.ray.exceptions.ActorUnavailableError:
                 if time.monotonic() >= deadline:
                     raise
@@ -207,15 +235,31 @@ class EnvPool:
         with self.lock:
             self.live[id(actor)] += delta
 
-    def set_run(self, run: Any) -> None:
-        """Send every actor this step's run-level state (None: no run)."""
+    def set_run(self, run: Any, lane: str = "") -> None:
+        """Send every actor `lane`'s run-level state for its step (None: no run)."""
         snapshot = None if run is None else run.state_dict()
-        self.ray.get([a.set_run.remote(snapshot) for a in self.actors])
+        self.ray.get([a.set_run.remote(snapshot, lane) for a in self.actors])
 
     def shutdown(self) -> None:
         for a in self.actors:
             self.ray.kill(a)
         self.actors = []
+
+
+class PoolLane:
+    """One caller's view of an `EnvPool` (the engine's environment factory): environments
+    on the pool's actors, bound to this lane's run state; another lane (thread) of the
+    same pool may set its own step's state at the same time."""
+
+    def __init__(self, pool: EnvPool, name: str):
+        self.pool, self.name = pool, name
+        self.env_id = self.__name__ = pool.env_id
+
+    def __call__(self) -> RemoteEnv:
+        return self.pool(self.name)
+
+    def set_run(self, run: Any) -> None:
+        self.pool.set_run(run, self.name)
 
 
 class RemoteScripted:
@@ -249,16 +293,33 @@ def pooled(env_id: str, policy: Any, workers: int,
 
 
 _POOLS: dict[tuple, EnvPool] = {}
+_POOLS_LOCK = threading.Lock()
 
 
-def training_pool(env_id: str, kwargs: dict[str, Any], run: Any, workers: int) -> EnvPool:
+def training_pool(env_id: str, kwargs: dict[str, Any], run: Any, workers: int) -> PoolLane:
     """The trainer's pool for one environment config, built on first use and kept for the
-    run (actor start-up costs seconds), with this step's run state pushed to every actor."""
+    run (actor start-up costs seconds), as the calling thread's lane: this step's run state
+    is pushed to every actor for that thread's environments only. The registry is locked
+    (the rollout thread and the learner's evaluation may ask at once) and keyed by the Ray
+    Ray job too, so a cluster (or connection) started anew gets new actors."""
     import json
 
-    key = (env_id, json.dumps(kwargs, sort_keys=True, default=str), workers)
-    if key not in _POOLS:
-        _POOLS[key] = EnvPool(env_id, workers, kwargs)
-    pool = _POOLS[key]
+    with _POOLS_LOCK:
+        context = _connected().get_runtime_context()  # actors live as long as this job
+        cluster = (context.get_node_id(), context.get_job_id())
+        key = (cluster, env_id, json.dumps(kwargs, sort_keys=True, default=str), workers)
+        if key not in _POOLS:
+            _POOLS[key] = EnvPool(env_id, workers, kwargs)
+        pool = _POOLS[key].lane(f"thread-{threading.get_ident()}")
     pool.set_run(run)
     return pool
+
+
+def shutdown_training_pools() -> None:
+    """Kill the actors of every training pool and forget them (a process that trains again
+    on another cluster, or tests that stop theirs)."""
+    with _POOLS_LOCK:
+        for pool in _POOLS.values():
+            with contextlib.suppress(Exception):  # the cluster may be gone already
+                pool.shutdown()
+        _POOLS.clear()

@@ -175,7 +175,7 @@ def test_a_new_episode_waits_out_an_actor_restart_then_gives_up():
             self.times = times
             self.make = SimpleNamespace(remote=self._make)
 
-        def _make(self):
+        def _make(self, lane=""):
             if len(refusals) < self.times:
                 refusals.append(1)
                 raise ray.exceptions.ActorUnavailableError("The actor is restarting.", b"\0" * 16)
@@ -189,3 +189,112 @@ def test_a_new_episode_waits_out_an_actor_restart_then_gives_up():
     pool.restart_wait = 0.0
     with pytest.raises(ray.exceptions.ActorUnavailableError):
         pool._make(Restarting(times=10))
+
+
+# ---- workers under asynchronous training (rollout.max_staleness >= 1) ----------------------
+
+def test_a_pool_lane_binds_only_its_own_run_state():
+    """The rollout thread and the learner's evaluation share a pool's actors, each thread a
+    lane: an environment made for one lane reads that lane's run state, whatever the other
+    lane set last (the old single run state per actor would hand it the other's)."""
+    from envgym.integrations.ray import EnvWorker
+    from envgym.runstate import RunState
+
+    worker = EnvWorker("envgym/TimeSeries-v0", {"series_length": 512})
+    ahead, learner = RunState(), RunState()
+    ahead.step, learner.step = 7, 3
+    worker.set_run(ahead.state_dict(), "rollouts")
+    worker.set_run(learner.state_dict(), "evaluation")  # set after: the old code's winner
+    made = {lane: worker.envs[worker.make(lane)[0]] for lane in ("rollouts", "evaluation")}
+    assert made["rollouts"].run.step == 7 and made["evaluation"].run.step == 3
+    assert worker.envs[worker.make("never set")[0]].run is None
+
+
+def test_training_pools_are_one_per_config_and_a_lane_per_thread(monkeypatch):
+    """Two threads asking at once get the same actors (the registry is locked: a second
+    set of actors would wait forever for CPUs on a small cluster) and lanes of their own.
+    Building a pool is slowed down so that both threads are inside the registry at once."""
+    import threading
+    import time
+
+    from envgym.integrations import ray as bridge
+    from envgym.runstate import RunState
+
+    class SlowPool(bridge.EnvPool):
+        def __init__(self, *args, **kwargs):
+            time.sleep(0.5)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(bridge, "EnvPool", SlowPool)
+    lanes, barrier = [], threading.Barrier(2)
+
+    def ask():
+        barrier.wait()
+        lanes.append(bridge.training_pool("envgym/TimeSeries-v0", {"max_rounds": 1},
+                                          RunState(), 1))
+
+    threads = [threading.Thread(target=ask) for _ in range(2)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert len(lanes) == 2 and lanes[0].pool is lanes[1].pool
+        assert lanes[0].name != lanes[1].name
+        assert len(bridge._POOLS) == 1
+    finally:
+        bridge.shutdown_training_pools()
+    assert not bridge._POOLS
+
+
+def _async_train(model, out, **rollout):
+    from envgym.agents.config import load_config
+    from envgym.agents.trainer import train
+
+    from tests.learner.async_fixture import tiny_config
+
+    # deterministic: one episode at a time, so every generate batches the same rows: the
+    # actors' timing changes which episodes share a batch, and so a log-prob's last bit
+    cfg = tiny_config(model, out, deterministic=True, **rollout)
+    cfg["eval_every"] = 1  # the learner's evaluation runs while the thread samples ahead
+    return train(load_config(cfg), eval_at_start=False)
+
+
+def test_async_training_with_workers_records_versions_and_holds_the_bound(tmp_path):
+    """`rollout.workers = 2` under `max_staleness = 1`, evaluating every step beside the
+    rollout thread: every turn records the version that sampled it (s-2), the bound holds,
+    advantages are finite, and the step files equal those of the same asynchronous run
+    in-process (the actors change where environments run, nothing else); at
+    `max_staleness = 0` the workers' run equals the in-process synchronous one."""
+    import json
+    import math
+
+    from envgym.agents.async_rollouts import VERSIONS
+    from envgym.integrations import ray as bridge
+    from envgym.trajectory import read_trajectories
+
+    from tests.learner.async_fixture import STEPS, small_model, step_digests
+
+    model = small_model(tmp_path / "m")
+    try:
+        for staleness in (1, 0):
+            runs = {}
+            for workers in (2, 0):
+                out = tmp_path / f"s{staleness}w{workers}"
+                _async_train(model, out, max_staleness=staleness, workers=workers)
+                runs[workers] = step_digests(out)
+            assert len(runs[2]) == STEPS and runs[2] == runs[0], staleness
+        out = tmp_path / "s1w2"
+        records = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+        assert [r["async/staleness_max"] for r in records] == [0.0, 1.0, 1.0]
+        assert all(r["async/dropped_stale"] == 0.0 and "eval/reward" in r for r in records)
+        for step in range(1, STEPS + 1):
+            trajs = list(read_trajectories(out / "trajectories" / f"step_{step:06d}.jsonl"))
+            assert trajs
+            for t in trajs:
+                assert t.meta[VERSIONS] == [max(0, step - 2)] * len(t.turns)
+                if t.meta["credit"] is not None:
+                    adv = [a for turn in t.meta["credit"]["advantages"] for a in turn]
+                    assert adv and all(math.isfinite(a) for a in adv)
+    finally:
+        bridge.shutdown_training_pools()

@@ -223,7 +223,6 @@ def test_killed_async_run_resumes_exactly_from_its_checkpointed_in_flight_steps(
 @pytest.mark.parametrize("change, reason", [
     ({"model": {"backend": "vllm"}}, "vLLM engine"),
     ({"model": {"strategy": "fsdp"}}, "fsdp"),
-    ({"rollout": {"workers": 2}}, "Ray pool"),
 ])
 def test_validator_refuses_what_the_rollout_thread_cannot_run(tmp_path, change, reason):
     cfg = tiny_config(Path("m"), tmp_path, max_staleness=1)
@@ -233,6 +232,12 @@ def test_validator_refuses_what_the_rollout_thread_cannot_run(tmp_path, change, 
         load_config(cfg)
     cfg["rollout"]["max_staleness"] = 0
     load_config(cfg)  # the synchronous loop takes it
+
+
+def test_validator_takes_ray_workers_under_asynchrony(tmp_path):
+    """Each thread is a lane of the pool (tests/integrations/test_ray.py trains it)."""
+    cfg = tiny_config(Path("m"), tmp_path, max_staleness=1, workers=2)
+    assert load_config(cfg).rollout.workers == 2
 
 
 def test_validator_takes_two_policies_of_ilr_under_asynchrony():
