@@ -222,8 +222,9 @@ class RolloutConfig(_Strict):
     samples the next steps while the learner updates (`agents/async_rollouts.py`); a step's
     batch holds no turn sampled more than N policy versions before the weights it trains,
     and the loss corrects with truncated importance weights (`is_cap`). With `[agents.ID]`
-    each agent's policy has a version stream, bound and correction of its own. Refused
-    with the reason: backend vllm, strategy fsdp, rollout.workers."""
+    each agent's policy has a version stream, bound and correction of its own; with
+    `workers` the thread and the learner's evaluation share the Ray actors, each with its
+    own run state. Refused with the reason: backend vllm, strategy fsdp."""
     weight_sync: Literal["step", "turn"] = "step"
     """max_staleness >= 1: `step` rolls step s out entirely with version s-1-N (every sample
     exactly N old; reproducible, kill-and-resume exact); `turn` loads the newest published
