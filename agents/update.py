@@ -224,7 +224,10 @@ def _quiet_stats(model: Any, batch: TokenBatch, rows: torch.Tensor, old: torch.T
 
 def _zero_missing_grads(model: Any) -> None:
     """A zero gradient for every trainable parameter the step's backwards did not reach
-    (all rows skipped): AdamW then steps it as it did on the zeros a backward gave."""
+    (all rows skipped): AdamW then steps it as it did on the zeros a backward gave. Exact for
+    dense models, where a backward reaches every weight; a mixture-of-experts expert that no
+    token would have been routed to now gets zeros instead of no gradient (AdamW then decays
+    its moments and applies weight decay, where it would have skipped it)."""
     for p in model.parameters():
         if p.requires_grad and p.grad is None:
             p.grad = torch.zeros_like(p)
