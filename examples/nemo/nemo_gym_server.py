@@ -12,17 +12,21 @@ Run it in a Python 3.12 venv that has nemo-gym (`python3.12 -m venv .venv-nemo;
     .venv-nemo/bin/python examples/nemo/nemo_gym_server.py --port 8011
 
 Started on its own, a NeMo Gym server needs the global config that `ng_run` hands its
-children: `--port` writes that config (this server alone, no head server reached) into
-the environment and calls the class's own `run_webserver()`.
+children: this writes that config (this server alone, no head server reached) into the
+environment and calls the class's own `run_webserver()`. `--server module:Class` starts
+another resources server the same way, e.g. one nemo-gym ships:
+
+    .venv-nemo/bin/python examples/nemo/nemo_gym_server.py --port 8012 --domain agent \
+        --server resources_servers.example_session_state_mgmt.app:StatefulCounterResourcesServer
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import re
-import sys
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -103,21 +107,39 @@ class ArithResourcesServer(SimpleResourcesServer):
                                    reward_components={"correct": correct})
 
 
-def standalone_config(port: int, host: str = "127.0.0.1") -> dict[str, Any]:
+def standalone_config(name: str, port: int, domain: str,
+                      host: str = "127.0.0.1") -> dict[str, Any]:
     """The global config `ng_run` would give this one server (no head server is started;
     nothing here asks one for anything)."""
     return {
-        NAME: {"resources_servers": {"envgym_arith": {
-            "entrypoint": "nemo_gym_server.py", "host": host, "port": port, "domain": "math"}}},
+        name: {"resources_servers": {name: {
+            "entrypoint": "app.py", "host": host, "port": port, "domain": domain}}},
         "head_server": {"host": host, "port": 0},
         "dry_run": False,
     }
 
 
+def server_class(spec: str) -> type[SimpleResourcesServer]:
+    """`module:Class`, e.g. a server nemo-gym ships:
+    `resources_servers.example_session_state_mgmt.app:StatefulCounterResourcesServer`."""
+    module, _, name = spec.partition(":")
+    cls = getattr(importlib.import_module(module), name, None)
+    if not (isinstance(cls, type) and issubclass(cls, SimpleResourcesServer)):
+        raise SystemExit(f"--server {spec}: not a nemo_gym SimpleResourcesServer subclass")
+    return cls
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8011)
+    parser.add_argument("--server", default="",
+                        help="another resources server to start, as module:Class (default: "
+                             "this file's ArithResourcesServer)")
+    parser.add_argument("--domain", default="math", help="its NeMo Gym domain")
     args = parser.parse_args()
-    os.environ["NEMO_GYM_CONFIG_DICT"] = json.dumps(standalone_config(args.port))
-    os.environ["NEMO_GYM_CONFIG_PATH"] = NAME
-    sys.exit(ArithResourcesServer.run_webserver() is None)
+    cls = server_class(args.server) if args.server else ArithResourcesServer
+    name = NAME if not args.server else args.server.rpartition(":")[2]
+    os.environ["NEMO_GYM_CONFIG_DICT"] = json.dumps(standalone_config(name, args.port,
+                                                                      args.domain))
+    os.environ["NEMO_GYM_CONFIG_PATH"] = name
+    cls.run_webserver()  # serves until SIGTERM/SIGINT, then stops NeMo Gym's Ray cluster

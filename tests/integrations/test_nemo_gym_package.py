@@ -10,11 +10,13 @@ and say how to make it; the test process itself only speaks HTTP to the server.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,17 +54,16 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
-def url(tmp_path_factory):
-    """The example server on 127.0.0.1, as NeMo Gym starts it (a Ray cluster included:
-    about 20 s)."""
+@contextlib.contextmanager
+def served(log: Path, *args: str) -> Iterator[str]:
+    """`examples/nemo/nemo_gym_server.py ARGS` on a free loopback port, as NeMo Gym starts a
+    server (a Ray cluster included: about 20 s); yields its URL."""
     python = nemo_python()
     port = free_port()
-    log = tmp_path_factory.mktemp("nemo") / "server.log"
     with open(log, "w") as sink:
         proc = subprocess.Popen([python, str(EXAMPLE / "nemo_gym_server.py"), "--port",
-                                 str(port)], stdout=sink, stderr=subprocess.STDOUT, cwd=ROOT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                 str(port), *args], stdout=sink, stderr=subprocess.STDOUT,
+                                cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     address = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 240
@@ -78,6 +79,13 @@ def url(tmp_path_factory):
             proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory) -> Iterator[str]:
+    """The example arithmetic server, written with nemo-gym's API."""
+    with served(tmp_path_factory.mktemp("nemo") / "server.log") as address:
+        yield address
 
 
 def test_the_server_is_nemo_gyms_own_class(url):
@@ -134,3 +142,39 @@ def test_envgym_train_runs_two_steps_on_it(url, tmp_path):
     trained = [r for r in rows if "loss" in r]
     assert [r["step"] for r in trained] == [1, 2] and all(r["errors"] == 0 for r in trained)
     assert all(math.isfinite(r["loss"]) for r in trained)
+
+
+def test_a_server_nemo_gym_ships_keeps_state_per_session(tmp_path):
+    """nemo-gym's own `example_session_state_mgmt` server with its own example rows: a
+    counter kept under NeMo Gym's session cookie, which verify checks. The tool calls of an
+    episode share one session, and each episode starts a new one."""
+    python = nemo_python()
+    package = subprocess.run([python, "-c", "import resources_servers as r; print(r.__path__[0])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    tasks = Path(package) / "example_session_state_mgmt" / "data" / "example.jsonl"
+    row = json.loads(tasks.read_text().splitlines()[0])
+    assert (row["initial_count"], row["expected_count"]) == (3, 6)  # "add 1 then add 2"
+    server = ("resources_servers.example_session_state_mgmt.app:"
+              "StatefulCounterResourcesServer")
+    from envgym.registration import make
+
+    def call(name: str, **arguments: int) -> str:
+        return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
+
+    with served(tmp_path / "server.log", "--server", server, "--domain", "agent") as address:
+        env = make(f"nemo:{address}", tasks=str(tasks))
+        try:
+            for _ in range(2):  # the second episode would start at 6 if it kept the session
+                env.reset(seed=0)
+                env.step(call("increment_counter", count=1))
+                env.step(call("increment_counter", count=2))
+                obs, *_ = env.step(call("get_counter_value"))
+                assert json.loads(obs[0]["content"]) == {"count": 6}
+                _, reward, term, _, _ = env.step("6")
+                assert term and reward == 1.0
+            env.reset(seed=0)
+            env.step(call("increment_counter", count=1))
+            _, reward, term, _, _ = env.step("6")  # the count is 4: the answer text is not read
+            assert term and reward == 0.0
+        finally:
+            env.close()
