@@ -1,8 +1,10 @@
 """A tiny single-turn arithmetic environment for like-for-like learner benchmarks.
 
 "Compute a+b=" with a, b drawn from the seed; reward 1 when the first integer in the answer is
-the sum, else 0. It exists so that envgym's trainer and TRL's GRPOTrainer can be timed on the
-same prompts with the same grader (`bench/learner_vs_trl.py`, `bench/rollout.py`). Importing
+the sum, else 0 (`reward="exact"`), or partial credit by distance (`reward="graded"`: a start
+that writes numbers near the sum but cannot add, like the shipped base model, then still gets
+groups with unequal rewards, i.e. a learning signal). It exists so that envgym's trainer and
+TRL's GRPOTrainer can be timed on the same prompts with the same grader (`bench/learner_vs_trl.py`, `bench/rollout.py`). Importing
 this module registers it as `bench/Arith-v0`.
 """
 
@@ -25,17 +27,28 @@ def problem(seed: int) -> tuple[str, int]:
     return f"Compute {a}+{b}=", a + b
 
 
-def grade(text: str, answer: int) -> float:
-    """1.0 when the first integer in `text` is `answer`; a longer or padded answer is wrong."""
+REWARDS = ("exact", "graded")
+
+
+def grade(text: str, answer: int, reward: str = "exact") -> float:
+    """1.0 when the first integer in `text` is `answer`; a longer or padded answer is wrong.
+    `graded`: otherwise 1 / (1 + |N - answer|) for that first integer N, 0 without one."""
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {REWARDS}, not {reward!r}")
     match = _INT.search(text)
-    return float(match is not None and int(match.group()) == answer)
+    if match is None:
+        return 0.0
+    miss = abs(int(match.group()) - answer)
+    return 1.0 / (1.0 + miss) if reward == "graded" else float(miss == 0)
 
 
 class ArithEnv(TextEnv):
     """One turn: the prompt, one answer, the reward."""
 
-    def __init__(self, max_turns: int = 1):
+    def __init__(self, max_turns: int = 1, reward: str = "exact"):
         super().__init__(max_turns=max_turns)
+        grade("", 0, reward)  # refuses an unknown reward at construction, not at the first step
+        self.reward = reward
 
     def _reset(self, seed, options):
         text, self.answer = problem(seed)
@@ -43,7 +56,7 @@ class ArithEnv(TextEnv):
         return [user(text)], {}
 
     def _step(self, action):
-        reward = grade(action, self.answer)
+        reward = grade(action, self.answer, self.reward)
         return StepResult([], {"correct": reward}, terminated=True,
                           info={"outcome": {"success": reward == 1.0, "score": reward}})
 

@@ -18,6 +18,10 @@ on envgym's side, G times on TRL's, and envgym's update runs packed, without pad
 learning signal: zero advantages, so a zero gradient); envgym's update skips the backward
 of such rows (`agents/update.py`), TRL's computes it. `--no-skip-zero-signal` runs every
 envgym row through the backward, as before that change (the comparison on steps with signal).
+`--model base` starts both sides from the shipped pretrained base (`agents/base_weights/`,
+fp32) instead of the random tiny model, and `--reward graded` gives partial credit by distance
+to the sum (`bench/arith.py`): the base writes numbers near the sum but cannot add, so only
+with both do groups carry signal (docs/performance.md, third single-turn attempt).
 Needs the `trl` extra (`pip install -e '.[trl]'`).
 """
 
@@ -43,6 +47,7 @@ RUN = {"device": "cpu"}  # main() sets it from --device
 
 PROMPTS, GROUP, MAX_TOKENS, LR = 4, 4, 64, 1e-4
 ZERO = ("zero_signal_fraction",)  # reported beside the timings (a mean over steps)
+TASK = {"reward": "exact"}  # main() sets it from --reward; both sides grade with it
 
 
 def envgym_run(model_dir: Path, steps: int, seed: int, budget: int) -> list[dict[str, float]]:
@@ -55,7 +60,7 @@ def envgym_run(model_dir: Path, steps: int, seed: int, budget: int) -> list[dict
     cfg = load_config({
         "seed": seed, "output_dir": str(out), "steps": steps, "checkpoint_every": 0,
         "model": {"policy": str(model_dir), **device_settings(RUN["device"])["envgym"]},
-        "envs": [{"id": arith.ENV_ID, "train_seeds": [0, 100_000],
+        "envs": [{"id": arith.ENV_ID, "kwargs": dict(TASK), "train_seeds": [0, 100_000],
                   "eval_seeds": [100_000, 100_001]}],
         "rollout": {"group_size": GROUP, "tasks_per_step": PROMPTS, "max_turns": 1,
                     "max_tokens": MAX_TOKENS, "temperature": 1.0, "eval_episodes": 1},
@@ -85,7 +90,7 @@ def trl_run(model_dir: Path, steps: int, seed: int, budget: int = 0) -> list[dic
                               "answer": [a for _, a in problems]})
 
     def reward(completions, answer, **_):
-        return [arith.grade(c[0]["content"] if isinstance(c, list) else c, a)
+        return [arith.grade(c[0]["content"] if isinstance(c, list) else c, a, TASK["reward"])
                 for c, a in zip(completions, answer, strict=True)]
 
     args = GRPOConfig(
@@ -116,6 +121,19 @@ def trl_run(model_dir: Path, steps: int, seed: int, budget: int = 0) -> list[dic
     return record
 
 
+def start_model(args: argparse.Namespace) -> Path:
+    """The directory both sides load: the shipped base, `--tiny`, or a fresh tiny model
+    (reshaped to `--shape`)."""
+    if args.model == "base":
+        from envgym.agents.base_model import shipped_base_model
+        return Path(shipped_base_model())
+    from envgym.agents.tiny import build_tiny_model
+    model_dir = Path(args.tiny or build_tiny_model(tempfile.mkdtemp(), include_envs=False))
+    if not args.tiny:
+        reshape(model_dir, args.shape)
+    return model_dir
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=12)
@@ -125,6 +143,10 @@ def main() -> None:
     parser.add_argument("--tiny", help="tiny model dir (built when omitted)")
     parser.add_argument("--shape", default="tiny", choices=["tiny", "qwen0.5b"],
                         help="model shape (qwen0.5b: random weights, for a GPU)")
+    parser.add_argument("--model", default="tiny", choices=["tiny", "base"],
+                        help="start model: random tiny, or the shipped pretrained base")
+    parser.add_argument("--reward", default="exact", choices=list(arith.REWARDS),
+                        help="exact sum only, or partial credit by distance (both sides)")
     parser.add_argument("--device", default="cpu", help="cpu, or cuda (bf16 on both sides)")
     parser.add_argument("--peak-tflops", type=float, default=790.0,
                         help="the device's peak bf16 TFLOP/s, for MFU (H200: ~790 measured)")
@@ -135,6 +157,8 @@ def main() -> None:
     parser.add_argument("--envgym-only", action="store_true",
                         help="time envgym alone (where TRL cannot be installed)")
     args = parser.parse_args()
+    if args.model == "base" and (args.tiny or args.shape != "tiny"):
+        parser.error("--model base is the shipped model as it is: no --tiny or --shape")
     try:
         import trl
     except ImportError:
@@ -147,11 +171,8 @@ def main() -> None:
     if args.no_skip_zero_signal:
         import envgym.agents.update
         envgym.agents.update.SKIP_ZERO_SIGNAL = False
-    from envgym.agents.tiny import build_tiny_model
-    RUN["device"] = args.device
-    model_dir = Path(args.tiny or build_tiny_model(tempfile.mkdtemp(), include_envs=False))
-    if not args.tiny:
-        reshape(model_dir, args.shape)
+    RUN["device"], TASK["reward"] = args.device, args.reward
+    model_dir = start_model(args)
     n_params = parameters(model_dir)
     runs: dict[str, list[dict[str, float]]] = {"envgym": [], "trl": []}
     for r in range(args.rounds):  # A B A B: load drifts hit both sides alike
@@ -165,6 +186,7 @@ def main() -> None:
     if trl is None:
         ours = summary(runs["envgym"], ZERO)
         print(json.dumps({"bench": "learner_vs_trl", "trl_version": None, "device": args.device,
+                          "model": args.model, "reward": args.reward,
                           "shape": args.shape, "parameters": n_params,
                           "mfu": {"envgym": round(mfu(ours.get("seq_tokens_per_s", 0.0),
                                                       n_params, args.peak_tflops), 5)},
@@ -179,6 +201,7 @@ def main() -> None:
         "rounds": args.rounds, "threads": args.threads,
         "max_tokens_per_microbatch": args.max_tokens_per_microbatch,
         "skip_zero_signal": not args.no_skip_zero_signal,
+        "model": args.model, "reward": args.reward,
         "device": args.device, "shape": args.shape, "parameters": n_params,
         "mfu": {side: round(mfu(x.get("seq_tokens_per_s", 0.0), n_params, args.peak_tflops), 5)
                 for side, x in (("envgym", ours), ("trl", theirs))},
