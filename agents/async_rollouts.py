@@ -6,7 +6,8 @@ rollout thread samples ahead while the learner updates:
 
 * **Versions.** After update v the learner publishes version v: a copy of the rollout
   weights and of the run-level state (`envgym.runstate`) as they are then. The thread owns
-  an HF engine of its own (never the learner's module, which changes under it).
+  an engine of its own (HF, or the run's vLLM engine; never the learner's module, which
+  changes under it).
 * **The bound.** Step s is rolled out with version s-1-N (0 at the start), so when the
   learner trains it at version s-1 every sample is N versions old, never more: the thread
   is throttled by the versions it waits for, not by a queue length. The thread's wait is
@@ -26,6 +27,13 @@ rollout thread samples ahead while the learner updates:
   of the agent that sampled it, the bound and the staleness histogram are taken per agent
   against that agent's learner, and each learner's loss corrects its own turns with the
   behaviour log-probs its own engine recorded (`async/agent/ID/*`).
+* **vLLM** (`model.backend = "vllm"`): the run's vLLM engine (one per learner) becomes the
+  thread's alone: the thread loads each version into it (`load_state_dict`, vLLM's
+  `reload_weights`) and is the only caller of its `generate`. The learner's side (held-out
+  evaluation, IG's scoring) gets an HF policy on the learner's own module instead, as the
+  `hf` backend has: an engine reloaded from two threads would sample one thread's turns
+  with the other's weights. Greedy evaluation (`eval_temperature = 0`) picks the same ids
+  on both backends; sampled evaluation draws from HF's streams.
 * **Ray workers** (`rollout.workers`): the rollout thread and the learner's evaluation
   share an environment config's actors, each thread a lane with its own step's run state
   (`integrations/ray.py` `training_pool`), so neither sees the other's.
@@ -61,11 +69,6 @@ VERSIONS = "policy_versions"
 def refusals(cfg: Any) -> list[str]:
     """Why `cfg` cannot run with `rollout.max_staleness >= 1` (empty: it can)."""
     why = []
-    if cfg.model.backend != "hf":
-        why.append("model.backend = 'vllm': the run's one vLLM engine is also the learner's "
-                   "evaluation engine, so the rollout thread would call it from a second "
-                   "thread and reload its weights (collective_rpc) while the learner "
-                   "evaluates; a thread-owned vLLM engine is not built (use backend 'hf')")
     if cfg.model.strategy == "fsdp":
         why.append("model.strategy = 'fsdp': the learner's shards would be gathered for every "
                    "published version while the thread samples; not built (use 'ddp')")
@@ -457,9 +460,11 @@ class AsyncRollouts:
 
 def start_rollout_thread(cfg: Any, team: Any, produce: Produce, run: RunState, start: int,
                          saved: list[StepRollouts]) -> AsyncRollouts:
-    """The thread's own HF engine per learner (the learner's weights as of `start`) and
-    tokenizer (fast tokenizers are not safe to share between threads), started on version
-    `start`: one engine for the shared policy, or one per `[agents.ID]` learner."""
+    """The thread's own engine per learner, started on version `start`: one engine for the
+    shared policy, or one per `[agents.ID]` learner. HF: a new engine with a tokenizer of
+    its own (fast tokenizers are not safe to share between threads). vLLM: the learner's
+    engine is handed to the thread, and the learner gets an HF policy on its own module
+    (`learner.policy`; the trainer reads `team.policy` again after this)."""
     import copy
 
     from envgym.agents.fsdp import rollout_weights
@@ -472,6 +477,9 @@ def start_rollout_thread(cfg: Any, team: Any, produce: Produce, run: RunState, s
                             "thread beside one learner); launch it without torchrun")
 
     def engine(learner: Any) -> Any:
+        if cfg.model.backend == "vllm":
+            own, learner.policy = learner.policy, learner_policy(cfg, learner)
+            return own
         return HFPolicy(learner.path, tokenizer=copy.deepcopy(learner.tokenizer), seed=cfg.seed,
                         device=str(next(learner.model.parameters()).device),
                         kv_reuse=cfg.rollout.kv_reuse, kv_cache_mb=cfg.rollout.kv_cache_mb)
@@ -488,6 +496,17 @@ def start_rollout_thread(cfg: Any, team: Any, produce: Produce, run: RunState, s
                            saved=saved)
     thread.start(start, weights, run)
     return thread
+
+
+def learner_policy(cfg: Any, learner: Any) -> Any:
+    """The learner's side of a vLLM run under asynchrony: an HF policy on the learner's own
+    module (as the `hf` backend's rollout policy is), for evaluation and IG's scoring."""
+    from envgym.agents.learner import unwrap
+    from envgym.agents.policies.hf import HFPolicy
+
+    return HFPolicy(learner.path, model=unwrap(learner.model), tokenizer=learner.tokenizer,
+                    seed=cfg.seed, kv_reuse=cfg.rollout.kv_reuse,
+                    kv_cache_mb=cfg.rollout.kv_cache_mb, autocast=cfg.model.dtype)
 
 
 def publish_update(thread: AsyncRollouts, learner: Any, step: int, run: RunState) -> None:

@@ -282,6 +282,7 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         cfg, team, lambda s, pol, r: sample_step(s, pol, sampler, cfg, r), run, start,
         [StepRollouts.from_state(x) for x in (state or {}).get("in_flight", [])]
     ) if cfg.rollout.max_staleness else None
+    policy = team.policy  # vLLM under asynchrony: the engine went to the thread (HF here)
     # Ctrl-C: stop after this step, checkpointed; the rollout thread ends with the loop
     with StopOnInterrupt() as interrupt, ahead or contextlib.nullcontext():
         for step in range(start + 1, cfg.steps + 1):

@@ -221,7 +221,6 @@ def test_killed_async_run_resumes_exactly_from_its_checkpointed_in_flight_steps(
 # ---- what is refused --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("change, reason", [
-    ({"model": {"backend": "vllm"}}, "vLLM engine"),
     ({"model": {"strategy": "fsdp"}}, "fsdp"),
 ])
 def test_validator_refuses_what_the_rollout_thread_cannot_run(tmp_path, change, reason):
@@ -238,6 +237,13 @@ def test_validator_takes_ray_workers_under_asynchrony(tmp_path):
     """Each thread is a lane of the pool (tests/integrations/test_ray.py trains it)."""
     cfg = tiny_config(Path("m"), tmp_path, max_staleness=1, workers=2)
     assert load_config(cfg).rollout.workers == 2
+
+
+def test_validator_takes_the_vllm_backend_under_asynchrony(tmp_path):
+    """The engine is the rollout thread's (tests/policies/test_vllm.py trains it, -m vllm)."""
+    cfg = tiny_config(Path("m"), tmp_path, max_staleness=1)
+    cfg["model"] = {**cfg["model"], "backend": "vllm"}
+    assert load_config(cfg).model.backend == "vllm"
 
 
 def test_validator_takes_two_policies_of_ilr_under_asynchrony():

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -218,6 +219,59 @@ def test_envgym_train_with_the_vllm_backend(tmp_path):
     # synced: ~2e-7; with the engine left at the initial weights it measured 0.16 at step 2
     assert all(r["logprob_drift"] < 1e-3 for r in steps), [r["logprob_drift"] for r in steps]
     assert (tmp_path / "run/final/config.json").is_file()
+
+
+@pytest.mark.vllm
+def test_async_train_samples_each_step_with_its_version_in_the_vllm_engine(tmp_path):
+    """The shipped vllm_cpu config at `max_staleness = 1`: the run's vLLM engine is the
+    rollout thread's, loaded with version s-2 before step s. Every turn records that
+    version, the bound holds, advantages are finite, and step 3's behaviour log-probs are
+    those of the version-1 weights (checkpoint 1), not of version 2's, which the learner
+    had when it trained step 3: the engine got the right weights at the right time."""
+    import math
+
+    from transformers import AutoModelForCausalLM
+
+    from envgym.agents.learner import build_batch, token_logprobs
+    from envgym.trajectory import read_trajectories
+
+    cfg = (ROOT / "agents/configs/vllm_cpu.toml").read_text()
+    cfg = cfg.replace('output_dir = "runs/vllm_cpu"', f'output_dir = "{tmp_path / "run"}"')
+    cfg = cfg.replace("checkpoint_every = 0", "checkpoint_every = 1\nkeep_checkpoints = 3")
+    cfg = cfg.replace("[rollout]", "[rollout]\nmax_staleness = 1")
+    cfg = cfg.replace("[log]", "[log]\ntrajectories = true")
+    (tmp_path / "c.toml").write_text(cfg)
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-m", "envgym.cli", "train", str(tmp_path / "c.toml")],
+                          capture_output=True, text=True, timeout=900, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run = tmp_path / "run"
+    rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    steps = [r for r in rows if r.get("step", 0) >= 1 and "loss" in r]
+    assert [r["async/staleness_max"] for r in steps] == [0.0, 1.0, 1.0]
+    assert all(r["errors"] == 0 and r["async/dropped_stale"] == 0.0 for r in steps)
+    assert all(math.isfinite(r["async/mismatch_kl"]) for r in steps)
+    trajs = {s: list(read_trajectories(run / f"trajectories/step_{s:06d}.jsonl"))
+             for s in (1, 2, 3)}
+    for s, ts in trajs.items():
+        for t in ts:
+            assert t.meta["policy_versions"] == [max(0, s - 2)] * len(t.turns)
+            if t.meta["credit"] is not None:
+                adv = [a for turn in t.meta["credit"]["advantages"] for a in turn]
+                assert adv and all(math.isfinite(a) for a in adv)
+    net = AutoModelForCausalLM.from_pretrained(run / "final", torch_dtype=torch.float32)
+    sampled = [t for t in trajs[3] if t.turns and t.turns[0].action_token_ids]
+    batch = build_batch(sampled, [[np.zeros(len(x.action_token_ids)) for x in t.turns]
+                                  for t in sampled])
+    error = {}
+    for version in (1, 2):
+        state = torch.load(run / f"checkpoints/step_{version:07d}/state.pt", weights_only=False)
+        net.load_state_dict(state["model"])
+        net.eval()
+        with torch.no_grad():
+            logp, _ = token_logprobs(net, batch)
+        error[version] = float(((logp - batch.sample_logprobs).abs() * batch.loss_mask).max())
+    assert error[1] < 1e-3 and error[2] > 10 * error[1], error
 
 
 @pytest.mark.gpu
