@@ -224,7 +224,8 @@ class RolloutConfig(_Strict):
     and the loss corrects with truncated importance weights (`is_cap`). With `[agents.ID]`
     each agent's policy has a version stream, bound and correction of its own; with
     `workers` the thread and the learner's evaluation share the Ray actors, each with its
-    own run state. Refused with the reason: backend vllm, strategy fsdp."""
+    own run state; with backend vllm the engine is the thread's and the learner evaluates
+    with HF on its own module. Refused with the reason: strategy fsdp."""
     weight_sync: Literal["step", "turn"] = "step"
     """max_staleness >= 1: `step` rolls step s out entirely with version s-1-N (every sample
     exactly N old; reproducible, kill-and-resume exact); `turn` loads the newest published
