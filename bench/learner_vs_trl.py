@@ -4,10 +4,10 @@
 
 Both sides train the same offline tiny Qwen2 (fresh weights each run) on the same single-turn
 task (`bench/arith.py`: "Compute a+b=", reward 1 for the right sum) with the same settings:
-4 prompts x 4 samples per step, 64 completion tokens, temperature 1, AdamW at lr 1e-4, no KL,
-one optimiser step per generation (PPO clip 0.2 / 0.28, token-mean loss). Runs alternate
-A B A B in one process; the first `--warmup` steps of each run are left out. Each side
-reports its median step time, the split between generation (envgym: the engine's rollout;
+4 prompts x 4 samples per step, 64 completion tokens, temperature 1, AdamW at lr 1e-4
+(`--lr`), no KL, one optimiser step per generation (PPO clip 0.2 / 0.28, token-mean loss).
+Runs alternate A B A B in one process; the first `--warmup` steps of each run are left out.
+Each side reports its median step time, the split between generation (envgym: the engine's rollout;
 TRL: `_generate_and_score_completions`) and the update (everything else in the step), and
 generated tokens per second, wall and CPU seconds side by side (`bench/trl_timing.py`).
 `ratio` is envgym's tokens/s over TRL's: above 1, envgym is faster; below 1, it is slower,
@@ -21,7 +21,9 @@ envgym row through the backward, as before that change (the comparison on steps 
 `--model base` starts both sides from the shipped pretrained base (`agents/base_weights/`,
 fp32) instead of the random tiny model, and `--reward graded` gives partial credit by distance
 to the sum (`bench/arith.py`): the base writes numbers near the sum but cannot add, so only
-with both do groups carry signal (docs/performance.md, third single-turn attempt).
+with both do groups carry signal; `--lr` sets both sides' learning rate, since at the default
+1e-4 the base's sampling collapses within a few steps and its groups lose the signal again
+(docs/performance.md, third and fourth single-turn attempts).
 Needs the `trl` extra (`pip install -e '.[trl]'`).
 """
 
@@ -45,9 +47,9 @@ from trl_timing import envgym_clock, ratios, summary, trl_clock, trl_seq_tokens 
 
 RUN = {"device": "cpu"}  # main() sets it from --device
 
-PROMPTS, GROUP, MAX_TOKENS, LR = 4, 4, 64, 1e-4
+PROMPTS, GROUP, MAX_TOKENS = 4, 4, 64
 ZERO = ("zero_signal_fraction",)  # reported beside the timings (a mean over steps)
-TASK = {"reward": "exact"}  # main() sets it from --reward; both sides grade with it
+TASK = {"reward": "exact", "lr": 1e-4}  # main() sets them from --reward, --lr (both sides)
 
 
 def envgym_run(model_dir: Path, steps: int, seed: int, budget: int) -> list[dict[str, float]]:
@@ -60,11 +62,12 @@ def envgym_run(model_dir: Path, steps: int, seed: int, budget: int) -> list[dict
     cfg = load_config({
         "seed": seed, "output_dir": str(out), "steps": steps, "checkpoint_every": 0,
         "model": {"policy": str(model_dir), **device_settings(RUN["device"])["envgym"]},
-        "envs": [{"id": arith.ENV_ID, "kwargs": dict(TASK), "train_seeds": [0, 100_000],
+        "envs": [{"id": arith.ENV_ID, "kwargs": {"reward": TASK["reward"]},
+                  "train_seeds": [0, 100_000],
                   "eval_seeds": [100_000, 100_001]}],
         "rollout": {"group_size": GROUP, "tasks_per_step": PROMPTS, "max_turns": 1,
                     "max_tokens": MAX_TOKENS, "temperature": 1.0, "eval_episodes": 1},
-        "optim": {"lr": LR}, "ppo": {"kl_coef": 0.0, "loss_agg": "token_mean",
+        "optim": {"lr": TASK["lr"]}, "ppo": {"kl_coef": 0.0, "loss_agg": "token_mean",
                                      "max_tokens_per_microbatch": budget},
         "log": {"tensorboard": False, "progress": False}})
     with envgym_clock() as cpu:
@@ -97,7 +100,7 @@ def trl_run(model_dir: Path, steps: int, seed: int, budget: int = 0) -> list[dic
         output_dir=tempfile.mkdtemp(prefix="trl-bench-"),
         per_device_train_batch_size=PROMPTS * GROUP,
         num_generations=GROUP, max_completion_length=MAX_TOKENS, max_steps=steps,
-        learning_rate=LR, lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0,
+        learning_rate=TASK["lr"], lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0,
         max_grad_norm=1.0, beta=0.0, epsilon=0.2, epsilon_high=0.28, loss_type="dapo",
         temperature=1.0, top_p=1.0, top_k=0, **device_settings(RUN["device"])["trl"],
         report_to="none",
@@ -147,6 +150,9 @@ def main() -> None:
                         help="start model: random tiny, or the shipped pretrained base")
     parser.add_argument("--reward", default="exact", choices=list(arith.REWARDS),
                         help="exact sum only, or partial credit by distance (both sides)")
+    parser.add_argument("--lr", type=float, default=1e-4,
+                        help="AdamW learning rate, both sides (a step costs the same at any lr; "
+                             "a high one can collapse the base's sampling and its signal)")
     parser.add_argument("--device", default="cpu", help="cpu, or cuda (bf16 on both sides)")
     parser.add_argument("--peak-tflops", type=float, default=790.0,
                         help="the device's peak bf16 TFLOP/s, for MFU (H200: ~790 measured)")
@@ -171,7 +177,7 @@ def main() -> None:
     if args.no_skip_zero_signal:
         import envgym.agents.update
         envgym.agents.update.SKIP_ZERO_SIGNAL = False
-    RUN["device"], TASK["reward"] = args.device, args.reward
+    RUN["device"], TASK["reward"], TASK["lr"] = args.device, args.reward, args.lr
     model_dir = start_model(args)
     n_params = parameters(model_dir)
     runs: dict[str, list[dict[str, float]]] = {"envgym": [], "trl": []}
@@ -186,7 +192,7 @@ def main() -> None:
     if trl is None:
         ours = summary(runs["envgym"], ZERO)
         print(json.dumps({"bench": "learner_vs_trl", "trl_version": None, "device": args.device,
-                          "model": args.model, "reward": args.reward,
+                          "model": args.model, "reward": args.reward, "lr": args.lr,
                           "shape": args.shape, "parameters": n_params,
                           "mfu": {"envgym": round(mfu(ours.get("seq_tokens_per_s", 0.0),
                                                       n_params, args.peak_tflops), 5)},
@@ -201,7 +207,7 @@ def main() -> None:
         "rounds": args.rounds, "threads": args.threads,
         "max_tokens_per_microbatch": args.max_tokens_per_microbatch,
         "skip_zero_signal": not args.no_skip_zero_signal,
-        "model": args.model, "reward": args.reward,
+        "model": args.model, "reward": args.reward, "lr": args.lr,
         "device": args.device, "shape": args.shape, "parameters": n_params,
         "mfu": {side: round(mfu(x.get("seq_tokens_per_s", 0.0), n_params, args.peak_tflops), 5)
                 for side, x in (("envgym", ours), ("trl", theirs))},
