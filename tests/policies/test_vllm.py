@@ -221,6 +221,47 @@ def test_envgym_train_with_the_vllm_backend(tmp_path):
     assert (tmp_path / "run/final/config.json").is_file()
 
 
+def _train_async(tmp_path: Path, rollout: str) -> Path:
+    """`envgym train` on the shipped vllm_cpu config with `rollout` (TOML lines) added to its
+    [rollout] table, a checkpoint (hence a version's weights) after every step, and the
+    step files written; the run's folder."""
+    cfg = (ROOT / "agents/configs/vllm_cpu.toml").read_text()
+    cfg = cfg.replace('output_dir = "runs/vllm_cpu"', f'output_dir = "{tmp_path / "run"}"')
+    cfg = cfg.replace("checkpoint_every = 0", "checkpoint_every = 1\nkeep_checkpoints = 3")
+    cfg = cfg.replace("[rollout]", f"[rollout]\n{rollout}")
+    cfg = cfg.replace("[log]", "[log]\ntrajectories = true")
+    (tmp_path / "c.toml").write_text(cfg)
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-m", "envgym.cli", "train", str(tmp_path / "c.toml")],
+                          capture_output=True, text=True, timeout=900, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return tmp_path / "run"
+
+
+def _behaviour_error(run: Path, trajs: list, weights: int,
+                     recorded: int | None = None) -> float | None:
+    """Largest |behaviour log-prob - log-prob under version `weights` (checkpoint `weights`)|
+    over the turns that recorded version `recorded` (default `weights`; None: no such turn)."""
+    from transformers import AutoModelForCausalLM
+
+    from envgym.agents.learner import build_batch, token_logprobs
+
+    version = weights if recorded is None else recorded
+    turns = [[v == version and bool(x.action_token_ids)
+              for v, x in zip(t.meta["policy_versions"], t.turns)] for t in trajs]
+    if not any(map(any, turns)):
+        return None
+    net = AutoModelForCausalLM.from_pretrained(run / "final", torch_dtype=torch.float32)
+    state = torch.load(run / f"checkpoints/step_{weights:07d}/state.pt", weights_only=False)
+    net.load_state_dict(state["model"])
+    net.eval()
+    batch = build_batch(trajs, [[np.zeros(len(x.action_token_ids)) for x in t.turns]
+                                for t in trajs], turn_mask=turns)
+    with torch.no_grad():
+        logp, _ = token_logprobs(net, batch)
+    return float(((logp - batch.sample_logprobs).abs() * batch.loss_mask).max())
+
+
 @pytest.mark.vllm
 def test_async_train_samples_each_step_with_its_version_in_the_vllm_engine(tmp_path):
     """The shipped vllm_cpu config at `max_staleness = 1`: the run's vLLM engine is the
@@ -230,22 +271,9 @@ def test_async_train_samples_each_step_with_its_version_in_the_vllm_engine(tmp_p
     had when it trained step 3: the engine got the right weights at the right time."""
     import math
 
-    from transformers import AutoModelForCausalLM
-
-    from envgym.agents.learner import build_batch, token_logprobs
     from envgym.trajectory import read_trajectories
 
-    cfg = (ROOT / "agents/configs/vllm_cpu.toml").read_text()
-    cfg = cfg.replace('output_dir = "runs/vllm_cpu"', f'output_dir = "{tmp_path / "run"}"')
-    cfg = cfg.replace("checkpoint_every = 0", "checkpoint_every = 1\nkeep_checkpoints = 3")
-    cfg = cfg.replace("[rollout]", "[rollout]\nmax_staleness = 1")
-    cfg = cfg.replace("[log]", "[log]\ntrajectories = true")
-    (tmp_path / "c.toml").write_text(cfg)
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, "-m", "envgym.cli", "train", str(tmp_path / "c.toml")],
-                          capture_output=True, text=True, timeout=900, env=env, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    run = tmp_path / "run"
+    run = _train_async(tmp_path, "max_staleness = 1")
     rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     steps = [r for r in rows if r.get("step", 0) >= 1 and "loss" in r]
     assert [r["async/staleness_max"] for r in steps] == [0.0, 1.0, 1.0]
@@ -259,19 +287,29 @@ def test_async_train_samples_each_step_with_its_version_in_the_vllm_engine(tmp_p
             if t.meta["credit"] is not None:
                 adv = [a for turn in t.meta["credit"]["advantages"] for a in turn]
                 assert adv and all(math.isfinite(a) for a in adv)
-    net = AutoModelForCausalLM.from_pretrained(run / "final", torch_dtype=torch.float32)
     sampled = [t for t in trajs[3] if t.turns and t.turns[0].action_token_ids]
-    batch = build_batch(sampled, [[np.zeros(len(x.action_token_ids)) for x in t.turns]
-                                  for t in sampled])
-    error = {}
-    for version in (1, 2):
-        state = torch.load(run / f"checkpoints/step_{version:07d}/state.pt", weights_only=False)
-        net.load_state_dict(state["model"])
-        net.eval()
-        with torch.no_grad():
-            logp, _ = token_logprobs(net, batch)
-        error[version] = float(((logp - batch.sample_logprobs).abs() * batch.loss_mask).max())
-    assert error[1] < 1e-3 and error[2] > 10 * error[1], error
+    own, newer = _behaviour_error(run, sampled, 1), _behaviour_error(run, sampled, 2, 1)
+    assert own < 1e-3 and newer > 10 * own, (own, newer)
+
+
+@pytest.mark.vllm
+def test_async_turn_sync_reloads_the_vllm_engine_between_turns(tmp_path):
+    """`weight_sync = "turn"`: the thread loads the newest published version into the
+    engine before a turn, so an episode may span a sync. Every turn of step 3 records a
+    version inside the bound (1 or 2, never older after newer), and each turn's behaviour
+    log-probs are those of the very version it records (checkpoints 1 and 2)."""
+    from envgym.trajectory import read_trajectories
+
+    run = _train_async(tmp_path, 'max_staleness = 1\nweight_sync = "turn"')
+    trajs = [t for t in read_trajectories(run / "trajectories/step_000003.jsonl")
+             if t.turns and t.turns[0].action_token_ids]
+    assert trajs
+    for t in trajs:
+        versions = t.meta["policy_versions"]
+        assert versions == sorted(versions) and set(versions) <= {1, 2}, versions
+    errors = {v: _behaviour_error(run, trajs, v) for v in (1, 2)}
+    assert any(e is not None for e in errors.values())
+    assert all(e is None or e < 1e-3 for e in errors.values()), errors
 
 
 @pytest.mark.gpu
