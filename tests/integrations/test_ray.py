@@ -247,17 +247,21 @@ def test_training_pools_are_one_per_config_and_a_lane_per_thread(monkeypatch):
     assert not bridge._POOLS
 
 
-def _async_train(model, out, **rollout):
+def _async_train(model, out, resume=False, steps=None, **rollout):
+    """The asynchronous tests' tiny run; top-level keys (`steps`, checkpoints) among
+    `rollout` are set on the config itself."""
     from envgym.agents.config import load_config
     from envgym.agents.trainer import train
 
     from tests.learner.async_fixture import tiny_config
 
+    top = {k: rollout.pop(k) for k in ("checkpoint_every", "keep_checkpoints") if k in rollout}
     # deterministic: one episode at a time, so every generate batches the same rows: the
     # actors' timing changes which episodes share a batch, and so a log-prob's last bit
     cfg = tiny_config(model, out, deterministic=True, **rollout)
+    cfg.update(top, **({"steps": steps} if steps else {}))
     cfg["eval_every"] = 1  # the learner's evaluation runs while the thread samples ahead
-    return train(load_config(cfg), eval_at_start=False)
+    return train(load_config(cfg), resume=resume, eval_at_start=False)
 
 
 def test_async_training_with_workers_records_versions_and_holds_the_bound(tmp_path):
@@ -296,5 +300,35 @@ def test_async_training_with_workers_records_versions_and_holds_the_bound(tmp_pa
                 if t.meta["credit"] is not None:
                     adv = [a for turn in t.meta["credit"]["advantages"] for a in turn]
                     assert adv and all(math.isfinite(a) for a in adv)
+    finally:
+        bridge.shutdown_training_pools()
+
+
+def test_killed_async_run_with_workers_resumes_exactly(tmp_path):
+    """Kill and resume stay exact with workers: step 3 was in flight (sampled in the actors)
+    at step 2's checkpoint and is trained from the checkpoint, step 4 is sampled after the
+    resume, and both equal the uninterrupted run's."""
+    import shutil
+
+    import torch
+
+    from envgym.integrations import ray as bridge
+
+    from tests.learner.async_fixture import small_model, step_digests
+
+    model, out = small_model(tmp_path / "m"), tmp_path / "run"
+    opts = dict(max_staleness=1, workers=2)
+    try:
+        _async_train(model, out, steps=4, checkpoint_every=2, keep_checkpoints=3, **opts)
+        state = torch.load(out / "checkpoints/step_0000002/state.pt", weights_only=False)
+        assert [x["step"] for x in state["in_flight"]] == [3]
+        uninterrupted = step_digests(out)
+        for gone in ("final", "checkpoints/step_0000004", "trajectories/step_000003.jsonl",
+                     "trajectories/step_000004.jsonl"):  # as if killed after checkpoint 2
+            p = out / gone
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
+        _async_train(model, out, resume=True, steps=4, checkpoint_every=2, keep_checkpoints=3,
+                     **opts)
+        assert step_digests(out) == uninterrupted
     finally:
         bridge.shutdown_training_pools()
