@@ -1,0 +1,177 @@
+"""Development diagnosis of `envgym demo` (docs/demo.md, "development, attempt 3").
+
+Why does RL from the base collapse onto one cheap zoom and one letter instead of learning where
+to look? Two subcommands, for development seeds only (never the registered 0-19):
+
+    python bench/demo_diagnose.py run OUT SEED [--steps 60] [--eval 192] [--set KEY=JSON ...]
+    python bench/demo_diagnose.py stats OUT
+    python bench/demo_diagnose.py scripted [--n 300]
+
+`run` is `envgym demo` with recipe overrides (`--set ppo.kl_coef=0.05`, `--set
+'sft.scripted={"heuristic": 0.5, "random": 0.5}'`: a config section and key, then a JSON value)
+that also writes every training step's rollouts to `OUT/train_rollouts.jsonl` (the trainer
+keeps only evaluation trajectories). `stats` reads that file and prints, per block of ten
+steps: the answer mix, evidence coverage, answered accuracy above chance of covering and of
+non-covering episodes, how many distinct first zooms were sampled, the group z-scored return
+of covering vs non-covering episodes (what the zoom turn's advantage is under gamma-1 turn
+credit, up to the zoom's own cost), and how many groups had one accuracy for all their
+rollouts yet a non-zero spread of return: there the z-score turns cost differences of
+thousandths into unit advantages. `scripted` scores the scripted policies (oracle, the honest
+question-guided heuristic, random) on the demo's environment settings over development task
+seeds 2,000,000+: answered accuracy above chance and evidence coverage per task type.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ZOOM_RE = re.compile(r"<zoom>\s*\[?\s*(\d+)\s*,\s*(\d+)")
+
+
+def run(out: Path, seed: int, steps: int, eval_episodes: int, overrides: dict[str, Any]) -> None:
+    """The demo with `overrides` ("section.key" -> value) applied to its config, every
+    training step's rollouts appended to `out/train_rollouts.jsonl`."""
+    import envgym.agents.demo as demo_mod
+    import envgym.agents.trainer as trainer
+
+    config, sample_step = demo_mod.demo_config, trainer.sample_step
+    dump = out / "train_rollouts.jsonl"
+
+    def patched_config(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        cfg = config(*args, **kwargs)
+        for dotted, value in overrides.items():
+            section, key = dotted.split(".", 1)
+            cfg[section][key] = value
+        return cfg
+
+    def dumping_step(step: int, *args: Any, **kwargs: Any) -> Any:
+        got = sample_step(step, *args, **kwargs)
+        with dump.open("a") as f:
+            for t in got.trajs:
+                f.write(json.dumps({"step": step, "seed": t.seed, "R": t.total_reward,
+                                    "out": t.outcome, "acts": [u.action for u in t.turns]}) + "\n")
+        return got
+
+    demo_mod.demo_config, trainer.sample_step = patched_config, dumping_step
+    out.mkdir(parents=True, exist_ok=True)
+    dump.unlink(missing_ok=True)
+    demo_mod.demo(out, steps=steps, eval_episodes=eval_episodes, seed=seed)
+
+
+def _above(outcomes: list[dict[str, Any]]) -> float:
+    return float(np.mean([o["score"] - o["chance"] for o in outcomes])) if outcomes else float("nan")
+
+
+def block_stats(rows: list[dict[str, Any]], block: int = 10) -> list[dict[str, Any]]:
+    """One summary per `block` training steps of the dumped rollouts (see module docstring).
+    A group is one task's rollouts within one step."""
+    groups: dict[tuple[int, int], list[dict[str, Any]]] = collections.defaultdict(list)
+    for r in rows:
+        groups[(r["step"], r["seed"])].append(r)
+    out = []
+    for first in range(1, max(r["step"] for r in rows) + 1, block):
+        keys = [k for k in groups if first <= k[0] < first + block]
+        eps = [r for k in keys for r in groups[k]]
+        answered = [r["out"] for r in eps if r["out"].get("answer")]
+        cov = [o for o in answered if o.get("coverage", 0) > 0]
+        nocov = [o for o in answered if o.get("coverage", 0) == 0]
+        adv: dict[bool, list[float]] = {True: [], False: []}
+        flat = 0
+        for k in keys:
+            g = groups[k]
+            ret = np.array([r["R"] for r in g])
+            if len(g) < 2 or ret.std() <= 1e-8:
+                continue  # the filter drops it: no advantage
+            z = (ret - ret.mean()) / (ret.std(ddof=1) + 1e-6)
+            for r, a in zip(g, z):
+                adv[r["out"].get("coverage", 0) > 0].append(float(a))
+            flat += len({r["out"].get("score") for r in g}) == 1
+        zooms = collections.Counter(m.groups() for r in eps for a in r["acts"][:1]
+                                    for m in [ZOOM_RE.search(a)] if m)
+        out.append({
+            "steps": f"{first}-{first + block - 1}", "episodes": len(eps),
+            "answered": len(answered) / max(1, len(eps)),
+            "a_share": float(np.mean([o["answer"] == "A" for o in answered])) if answered else 0.0,
+            "above_chance": _above(answered), "covering": len(cov) / max(1, len(answered)),
+            "above_covering": _above(cov), "above_not_covering": _above(nocov),
+            "distinct_first_zooms": len(zooms),
+            "top_zoom_share": zooms.most_common(1)[0][1] / len(eps) if zooms else 0.0,
+            "adv_covering": float(np.mean(adv[True])) if adv[True] else float("nan"),
+            "adv_not_covering": float(np.mean(adv[False])) if adv[False] else float("nan"),
+            "groups": len(keys), "groups_one_accuracy_trained": flat})
+    return out
+
+
+def scripted(n: int) -> None:
+    """Answered accuracy above chance and mean coverage per task type, per scripted policy."""
+    import envgym
+    from envgym.agents.demo import DEMO_ENV, DEMO_ENV_KWARGS
+    from envgym.policy import load_policy
+
+    env = envgym.make(DEMO_ENV, **DEMO_ENV_KWARGS, max_turns=4)
+    for name in ("oracle", "heuristic", "random"):
+        factory = load_policy(f"scripted:{name}", env_id=DEMO_ENV)
+        by_type: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+        for k in range(n):
+            policy, (obs, _) = factory(k), env.reset(seed=2_000_000 + k)
+            messages, done, info = list(obs), False, {}
+            while not done:
+                action = policy.act(env, messages)
+                new, _, terminated, truncated, info = env.step(action)
+                messages += [{"role": "assistant", "content": action}, *new]
+                done = terminated or truncated
+            if "chance" in info.get("outcome", {}):
+                by_type[info["outcome"]["task_type"]].append(info["outcome"])
+        answered = [o for os in by_type.values() for o in os if o.get("answer")]
+        print(json.dumps({"policy": name, "answered": len(answered),
+                          "above_chance": round(_above(answered), 3),
+                          "per_type_above_chance_coverage": {
+                              t: [round(_above([o for o in os if o.get("answer")]), 3),
+                                  round(float(np.mean([o["coverage"] for o in os])), 2)]
+                              for t, os in sorted(by_type.items())}}))
+
+
+def _parse_set(items: list[str]) -> dict[str, Any]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or "." not in key:
+            raise SystemExit(f"--set wants SECTION.KEY=JSON, got {item!r}")
+        out[key] = json.loads(value)
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("out", type=Path)
+    r.add_argument("seed", type=int)
+    r.add_argument("--steps", type=int, default=60)
+    r.add_argument("--eval", type=int, default=192)
+    r.add_argument("--set", action="append", default=[])
+    s = sub.add_parser("stats")
+    s.add_argument("out", type=Path)
+    sub.add_parser("scripted").add_argument("--n", type=int, default=300)
+    a = p.parse_args()
+    if a.cmd == "run":
+        if 0 <= a.seed <= 19:
+            raise SystemExit("seeds 0-19 are registered (docs/demo.md); diagnose on others")
+        run(a.out, a.seed, a.steps, a.eval, _parse_set(a.set))
+    elif a.cmd == "scripted":
+        scripted(a.n)
+    else:
+        rows = [json.loads(line) for line in (a.out / "train_rollouts.jsonl").open()]
+        for b in block_stats(rows):
+            print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in b.items()}))
+
+
+if __name__ == "__main__":
+    main()
