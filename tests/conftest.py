@@ -48,3 +48,13 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="needs a CUDA GPU"))
         if "docker" in item.keywords and not docker:
             item.add_marker(pytest.mark.skip(reason="needs a Docker engine"))
+
+
+def free_port() -> int:
+    """A loopback port free right now: fixed ports collide when two suites run side by side
+    on one machine (a torchrun rendezvous then fails with EADDRINUSE)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

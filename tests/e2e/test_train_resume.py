@@ -64,11 +64,13 @@ def test_resume_refuses_a_changed_config(tmp_path, small_model):
 
 
 def test_two_gloo_processes_train_with_ddp(tmp_path, small_model):
+    from tests.conftest import free_port
+
     pytest.importorskip("torch.distributed.run")
     cfg = write_config(tmp_path / "ddp.toml", small_model, tmp_path / "ddp", steps=2,
                        checkpoint_every=0)
     proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
-                           "--master_port", "29533", "-m", "envgym.agents.trainer", str(cfg)],
+                           "--master_port", str(free_port()), "-m", "envgym.agents.trainer", str(cfg)],
                           env=ENV, capture_output=True, text=True, timeout=400)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert _steps(tmp_path / "ddp") == [0, 1, 2]

@@ -60,7 +60,10 @@ progress = false
     return path
 
 
-def _torchrun(config: Path, port: int, *extra: str) -> None:
+def _torchrun(config: Path, *extra: str) -> None:
+    from tests.conftest import free_port
+
+    port = free_port()
     proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
                            "--master_port", str(port), "-m", "envgym.agents.trainer", str(config),
                            *extra], env=ENV, capture_output=True, text=True, timeout=500)
@@ -70,9 +73,9 @@ def _torchrun(config: Path, port: int, *extra: str) -> None:
 def test_fsdp_on_two_gloo_processes_matches_ddp_and_resumes_exactly(tmp_path, model_dir):
     pytest.importorskip("torch.distributed.fsdp")
     fsdp = _config(tmp_path / "fsdp.toml", model_dir, tmp_path / "fsdp", "fsdp")
-    _torchrun(fsdp, 29541)
+    _torchrun(fsdp)
     ddp = _config(tmp_path / "ddp.toml", model_dir, tmp_path / "ddp", "ddp")
-    _torchrun(ddp, 29542)
+    _torchrun(ddp)
     a = load_file(tmp_path / "fsdp/final/model.safetensors")
     b = load_file(tmp_path / "ddp/final/model.safetensors")
     init = load_file(model_dir / "model.safetensors")
@@ -92,7 +95,7 @@ def test_fsdp_on_two_gloo_processes_matches_ddp_and_resumes_exactly(tmp_path, mo
     (run / "checkpoints/latest").write_text("step_0000001")
     lines = (run / "metrics.jsonl").read_text().splitlines()[:2]
     (run / "metrics.jsonl").write_text("\n".join(lines) + "\n")
-    _torchrun(fsdp, 29543, "--resume")
+    _torchrun(fsdp, "--resume")
     c = load_file(run / "final/model.safetensors")
     assert all(torch.equal(a[k], c[k]) for k in a)  # bit for bit
     resumed_step = json.loads((run / "metrics.jsonl").read_text().splitlines()[2])
