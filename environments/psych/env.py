@@ -154,6 +154,7 @@ class ConsultEnv(TextEnv):
         self.tracker = EvidenceTracker()
         self.tracker.add(opening.disclosures)
         self.tracker.resolved.add("chief_complaint")
+        self.opening_heard = self._heard(self.tracker.O)  # what no question earned
         self.stage = "I" if self.stage_one else "II"
         self.consult_turn, self.questions, self.repeats, self.off_track = 0, [], 0, 0
         self.resolved_total, self.entropy_total = 0, 0.0
@@ -361,10 +362,16 @@ class ConsultEnv(TextEnv):
                     "missing": state.M.fields, "diagnosis": dx.four_way if dx else None}
         if dx is not None:
             decision["supported"] = supported_four_way(state.O.confirmed)
+            decision["evidence_heard"] = bool(self._heard(state.O) - self.opening_heard)
         items = [{**base, "criterion": "symptom", "evidence_terms": terms, "heard_items": heard},
                  {**base, "criterion": "differential"}, decision]
         scores = self.judge.judge("mind_process", items)
         return self.weights["process"] * sum(scores) / len(scores)
+
+    @staticmethod
+    def _heard(observed: Any) -> set[str]:
+        """Items the patient confirmed, denied or left unclear."""
+        return {*observed.confirmed, *observed.negated, *observed.unclear}
 
     def _is_repeat(self, question: str) -> bool:
         if not self.questions:

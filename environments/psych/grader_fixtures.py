@@ -103,6 +103,8 @@ def _process_cases() -> list[GraderCase | Ordering]:
               {"component.process": (0.0, 0.0)}),
         _case("the label the confirmed evidence meets scores the full decision",
               (STAGE1, first, STAGE1, other), {"component.process": _about(2 * FULL)}),
+        _case("a diagnosis before any question scores nothing, even the label an empty "
+              "state meets", (STAGE1, other), {"component.process": (0.0, 0.0)}),
         # scored against the evidence, not against the posterior's leader
         _case("another active hypothesis scores half", (STAGE1, first, STAGE1, DX_ANXIETY),
               {"component.process": _about(FULL + HALF)}),

@@ -55,6 +55,8 @@ class RuleJudge:
 def _decision(item: dict[str, Any]) -> int:
     active = item.get("active", [])
     if item.get("diagnosis") is not None:
+        if RULES.on("diagnosis_needs_evidence") and not item.get("evidence_heard", True):
+            return 0  # nothing the consultation heard verifies any label
         dx = item["diagnosis"]
         lead = item["supported"] if "supported" in item else (active[:1] or [None])[0]
         if RULES.on("diagnosis_supported") and dx == lead:

@@ -14,6 +14,9 @@ __all__ = ["RULES", "tables"]
 RULES = RuleTable("psych.process", [
     Rule("question_targets_missing", why="a question aimed at a missing check scores 2"),
     Rule("question_related", why="a question the intent matcher places in any field scores 1"),
+    Rule("diagnosis_needs_evidence", why="a diagnosis before the consultation heard anything "
+                                         "beyond the opening scores 0: an empty evidence state "
+                                         "'meets' a label without verifying it"),
     Rule("diagnosis_supported", why="a diagnosis equal to the label the confirmed evidence "
                                     "meets scores 2, whoever leads the posterior"),
     Rule("diagnosis_active", why="another still-active hypothesis scores 1; an eliminated 0"),
