@@ -134,8 +134,11 @@ class AdversaryResult:
 
 
 def baseline_of(env_id: str) -> str | None:
-    """The honest baseline the adversaries wrap: `heuristic`, else `oracle`."""
+    """The honest baseline the adversaries wrap: `heuristic`, else `oracle`; None for a
+    remote environment, whose scripted baselines cannot read its state over the wire."""
     scripted = spec(env_id).scripted
+    if getattr(scripted, "remote", False):
+        return None
     return next((n for n in ("heuristic", "oracle") if n in scripted), None)
 
 

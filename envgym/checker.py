@@ -262,6 +262,9 @@ def _adversaries(env_id: str, seed: int, episodes: int, env_kwargs: dict[str, An
 
     results = run_adversaries(env_id, episodes=episodes, seed=seed, env_kwargs=env_kwargs)
     if not results:
+        if getattr(spec(env_id).scripted, "remote", False):
+            return ("WARNING: a remote environment: its baselines cannot run over the wire, so "
+                    "no generic adversary ran; check the environment in-process by its own id")
         return "WARNING: no heuristic or oracle baseline registered; no generic adversary ran"
     beaten = [r.render() for r in results if not r.ok]
     assert not beaten, "; ".join(beaten)

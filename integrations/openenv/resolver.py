@@ -24,6 +24,8 @@ class RemoteBaselines(dict):
     """The scripted baselines of a remote environment: every name answers with the reason
     none can run (they read the environment's state, which stays on the server)."""
 
+    remote = True  # `envgym check` says why no generic adversary plays (envgym.adversaries)
+
     def __init__(self, where: str):
         super().__init__()
         self.where = where

@@ -466,6 +466,9 @@ def test_checker_passes_on_an_openenv_url(served_timeseries):
 
     report = check(f"openenv:{served_timeseries}")
     assert report.ok, report.render()
+    # the generic adversaries need the in-process baseline: the report says they did not run
+    detail = dict((name, d) for name, _, d in report.results)["adversaries"]
+    assert "remote environment" in detail and "no generic adversary ran" in detail
 
 
 def test_unencodable_text_does_not_kill_the_session(served_timeseries):
