@@ -22,7 +22,7 @@ PPO-clip, lr 4e-4 cosine, k3 KL 0.05; 384 held-out tasks (seeds 1_000_000..), te
 the warm start evaluated on the same tasks in every record.
 Seeds: 11-15 (the same warm starts as turn_credit_v3's, so its GRPO arm is rerun here at this
 commit rather than reused). Budget: 30 minutes on 2 idle cores, two arms side by side.
-Registered MDE (first-turn validity, 5 seeds): 0.119, from the SD of turn_credit_v3's five
+Registered MDE (first-turn validity, 5 seeds): 0.120, from the SD of turn_credit_v3's five
 per-seed paired differences on this setting and metric (0.072, evaluation noise included, so
 it is used as the paired SD directly rather than added to a binomial term).
 Decision rule: GiGPO is ahead when the 95% paired interval over the 5 seeds lies above 0,
