@@ -193,3 +193,30 @@ def test_v3_registered_mde_follows_from_the_stated_noise():
         assert claim.v3 and len(claim.seeds) >= 5 and claim.metric in claim.mde
         assert claim.eval_episodes >= 384
         assert 0 < claim.mde[claim.metric] < 0.2
+
+
+def test_committed_v3_records_reproduce_their_summaries_and_the_table():
+    """Issue 37: the per-seed records under bench/claims/records/ are the evidence. Their
+    summary, rebuilt here, must equal the committed summary.json, cover the registered seeds,
+    and its paired difference must be the one docs/claims.md prints (an edited record, a
+    dropped seed or a stale table row fails)."""
+    _claims_path()
+    import importlib
+
+    from common import RECORDS, summarise
+
+    table = (RUNNER.parents[2] / "docs" / "claims.md").read_text()
+    done = [p.parent for p in sorted(RECORDS.glob("*_v3/summary.json"))]
+    assert len(done) >= 4, [p.name for p in done]
+    for folder in done:
+        claim = importlib.import_module(folder.name).CLAIM
+        records = [json.loads(p.read_text()) for p in sorted(folder.glob("*_seed*.json"))]
+        rebuilt = json.loads(json.dumps(summarise(claim, records), default=float))
+        committed = json.loads((folder / "summary.json").read_text())
+        assert rebuilt[claim.metric] == committed[claim.metric], folder.name
+        assert sorted(rebuilt["seeds"]) == sorted(claim.seeds), folder.name
+        assert {r["arm"] for r in records} == {claim.method.name, claim.baseline.name}
+        assert all(len(r["commit"]) == 40 and f"warm.{claim.metric}" in r for r in records)
+        diff = committed[claim.metric]["paired_difference"]
+        row = next(line for line in table.splitlines() if line.startswith(f"| `{folder.name}` |"))
+        assert f"{diff['mean']:+.3f}" in row or f"{diff['mean']:+.4f}" in row, (folder.name, diff)
