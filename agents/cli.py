@@ -30,6 +30,9 @@ def serve_policy(
     shutdown_timeout: Annotated[float, typer.Option(
         min=0.0, help="seconds SIGTERM waits for in-flight requests before failing them")]
     = 10.0,
+    allow_weight_sync: Annotated[bool, typer.Option(
+        help="serve POST /v1/load_weights (a trainer pushes new weights between rounds); "
+             "loopback addresses only")] = False,
 ) -> None:
     """Serve a local policy as an OpenAI-compatible API with token ids and log-probs."""
     from envgym.agents.policies.server import serve
@@ -40,7 +43,7 @@ def serve_policy(
     serve(spec, host=host, port=port, max_tokens_limit=max_tokens_limit,
           max_prompt_tokens=max_prompt_tokens, max_prompt_chars=max_prompt_chars,
           chunk_tokens=chunk_tokens, max_batch=max_batch,
-          shutdown_timeout=shutdown_timeout)
+          shutdown_timeout=shutdown_timeout, allow_weight_sync=allow_weight_sync)
 
 
 def tiny_model(out: Annotated[Path, typer.Option("--out", help="directory to create")]) -> None:

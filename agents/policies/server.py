@@ -6,7 +6,10 @@ SSE streaming (`stream`), `n`, `logprobs` / `top_logprobs`, stop strings and see
 OpenAI's API the matched stop string is cut from `text` (`include_stop_str_in_output`, as in
 vLLM, keeps it); every choice also carries envgym's exact record: `token_ids` (all sampled
 ids, the stop's tokens and EOS included), `stop_reason` (the stop string, as vLLM names it)
-and `envgym` (`text` uncut, `finish`: "eos" | "stop_string" | "length").
+and `envgym` (`text` uncut, `finish`: "eos" | "stop_string" | "length", and the weights'
+`policy_version` / `policy_versions` that sampled it). With `--allow-weight-sync`,
+`/v1/load_weights` replaces the served weights between rounds (`server_weights`); `/health`
+reports the served `version`.
 
 Work is bounded: prompts and completions are capped (`Limits`, a 400 beyond them), and the
 scheduler (`server_engine.Engine`) decodes every request in short chunks, shared across
@@ -54,8 +57,10 @@ def default_limits(policy: Any, max_tokens: int | None = None,
 
 
 def create_app(policy: Any, model_name: str | None = None, *, limits: Limits | None = None,
-               chunk_tokens: int = 16, max_batch: int = 64) -> Any:
-    """The FastAPI app serving `policy` (a token policy such as `HFPolicy`)."""
+               chunk_tokens: int = 16, max_batch: int = 64,
+               allow_weight_sync: bool = False) -> Any:
+    """The FastAPI app serving `policy` (a token policy such as `HFPolicy`); with
+    `allow_weight_sync`, also `POST /v1/load_weights` (`server_weights`)."""
     from fastapi import FastAPI
     from fastapi.responses import JSONResponse
 
@@ -82,7 +87,8 @@ def create_app(policy: Any, model_name: str | None = None, *, limits: Limits | N
         engine = state.get("engine")
         return {"status": "stopping" if engine and engine.stopping else "ok", "model": name,
                 "live_rows": engine.live if engine else 0,
-                "rounds": engine.rounds if engine else 0}
+                "rounds": engine.rounds if engine else 0,
+                "version": engine.version if engine else 0}
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
@@ -112,6 +118,11 @@ def create_app(policy: Any, model_name: str | None = None, *, limits: Limits | N
     @app.post("/v1/chat/completions")
     async def chat_completions(request: HTTPRequest) -> Any:
         return await guarded(request, api.chat)
+
+    if allow_weight_sync:
+        @app.post("/v1/load_weights")
+        async def load_weights(request: HTTPRequest) -> Any:
+            return await guarded(request, api.load_weights)
 
     app.state.stop = lambda deadline: _stop_at(state, deadline)
     return app
@@ -279,6 +290,24 @@ class _API:
                         "top_logprobs": []})
         return out
 
+    # ---- /v1/load_weights -------------------------------------------------------------------
+
+    async def load_weights(self, body: dict[str, Any], request: Any) -> dict[str, Any]:
+        """Check the weights off the engine's thread, then load them between two rounds."""
+        from envgym.agents.policies.server_weights import is_loopback, parse_load, read_weights
+
+        client = getattr(getattr(request, "client", None), "host", None) or ""
+        if not is_loopback(client):
+            raise APIError(f"load_weights is served to loopback clients only, not {client!r}",
+                           status=403, kind="permission_error")
+        model = getattr(self.policy, "model", None)
+        if model is None or not hasattr(self.policy, "load_state_dict"):
+            raise APIError("load_weights needs a local model backend (hf)")
+        file, version = parse_load(body)
+        state = await asyncio.to_thread(read_weights, file, model)
+        await self.engine.load_weights(lambda: self.policy.load_state_dict(state), version)
+        return {"version": version, "path": str(file), "tensors": len(state)}
+
     # ---- shared ----------------------------------------------------------------------------
 
     def _texts(self, row: Row, req: Request) -> tuple[str, str]:
@@ -378,7 +407,9 @@ def _offsets(chat: Any, ids: list[int]) -> list[int]:
 
 def _extension(row: Row, raw: str) -> dict[str, Any]:
     finish = "eos" if row.eos else "stop_string" if row.stop_hit is not None else "length"
-    return {"text": raw, "finish": finish}
+    return {"text": raw, "finish": finish,
+            "policy_version": row.versions[-1] if row.versions else None,
+            "policy_versions": list(row.versions)}
 
 
 def _response(name: str, kind: str, choices: list, prompts: list, rows: list) -> dict[str, Any]:
@@ -392,15 +423,20 @@ def _response(name: str, kind: str, choices: list, prompts: list, rows: list) ->
 
 def serve(spec: str, host: str = "127.0.0.1", port: int = 8001, *,
           max_tokens_limit: int | None = None, max_prompt_tokens: int | None = None,
-          max_prompt_chars: int | None = None, chunk_tokens: int = 16, max_batch: int = 64, shutdown_timeout: float = 10.0,
+          max_prompt_chars: int | None = None, chunk_tokens: int = 16, max_batch: int = 64,
+          shutdown_timeout: float = 10.0, allow_weight_sync: bool = False,
           **options: Any) -> None:
     """Load `spec`, bind, print the ready line, serve until SIGTERM/SIGINT, drain, return."""
     from envgym.policy import load_policy
     from envgym.serving import run_server
 
+    if allow_weight_sync:
+        from envgym.agents.policies.server_weights import check_loopback
+        check_loopback(host)
     policy = load_policy(spec, **options)
     limits = default_limits(policy, max_tokens_limit, max_prompt_tokens, max_prompt_chars)
-    app = create_app(policy, limits=limits, chunk_tokens=chunk_tokens, max_batch=max_batch)
+    app = create_app(policy, limits=limits, chunk_tokens=chunk_tokens, max_batch=max_batch,
+                     allow_weight_sync=allow_weight_sync)
     run_server(app, host=host, port=port, shutdown_timeout=shutdown_timeout,
                on_stop=app.state.stop,
                ready=f"serving {spec} on http://{host}:{{port}}/v1 (OpenAI-compatible; "

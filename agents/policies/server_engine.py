@@ -11,6 +11,10 @@ goes back into the pool with its prompt extended by what it generated, so:
   takes only one `SamplingParams` gets one call per distinct setting instead);
 * a batched call that raises is retried row by row, so one bad row fails alone.
 
+Weight loads (`load_weights`) are jobs like scoring: they run between rounds, so a chunk is
+always sampled by one version; a row in flight goes on with the new weights and lists every
+version that sampled it (`Row.versions`).
+
 The price is one re-prefill per chunk; `chunk_tokens` trades it against the wait above.
 
 Seeded rows reproduce themselves whatever the load. Each chunk of a seeded row is sampled
@@ -54,6 +58,7 @@ class Row:
     cancelled: bool = False
     error: BaseException | None = None
     chunks: int = 0
+    versions: list[int] = field(default_factory=list)  # the weights that sampled its chunks
     future: asyncio.Future | None = None
     listener: asyncio.Queue | None = None  # streaming: gets the row after every round
 
@@ -79,6 +84,7 @@ class Engine:
         self.stopping = False
         self.rounds = 0
         self.busy = False
+        self.version = 0  # the served weights' version (`load_weights`)
 
     # ---- the request side ------------------------------------------------------------------
 
@@ -99,6 +105,15 @@ class Engine:
         self.jobs.append((fn, future))
         self.wake.set()
         return await future
+
+    async def load_weights(self, load: Callable[[], Any], version: int) -> None:
+        """Run `load` (it replaces the policy's weights) between two rounds and serve
+        `version` from the next round on; rows in flight go on with the new weights
+        (`Row.versions` lists every version that sampled them)."""
+        def job() -> None:
+            load()
+            self.version = version
+        await self.call(job)
 
     @property
     def live(self) -> int:
@@ -121,6 +136,8 @@ class Engine:
                     await asyncio.to_thread(self._round, batch)
                     self.rounds += 1
                     for row in batch:
+                        if not row.versions or row.versions[-1] != self.version:
+                            row.versions.append(self.version)
                         self._publish(row)
             finally:
                 self.busy = False
