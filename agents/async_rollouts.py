@@ -34,6 +34,12 @@ rollout thread samples ahead while the learner updates:
   `hf` backend has: an engine reloaded from two threads would sample one thread's turns
   with the other's weights. Greedy evaluation (`eval_temperature = 0`) picks the same ids
   on both backends; sampled evaluation draws from HF's streams.
+* **A served policy** (`model.backend = "server"`): as vLLM's engine, the run's
+  `serve-policy` child process (`policies/served.py`) becomes the thread's: the thread loads
+  each version into it over HTTP (`/v1/load_weights`, between the server's rounds, with
+  the version number the server then reports per row) and is its only client; the learner
+  evaluates with an HF policy on its own module. Generation then runs in another process,
+  beside the learner rather than on its interpreter.
 * **Ray workers** (`rollout.workers`): the rollout thread and the learner's evaluation
   share an environment config's actors, each thread a lane with its own step's run state
   (`integrations/ray.py` `training_pool`), so neither sees the other's.
@@ -148,7 +154,7 @@ class VersionedPolicy:
     def generate(self, prompts: Any, sampling: Any) -> list[Any]:
         newest = self.store.newest()
         if newest > self.loaded:
-            self.policy.load_state_dict(self.store.wait(newest)[0])
+            load_version(self.policy, self.store.wait(newest)[0], newest)
             self.loaded, self.syncs = newest, self.syncs + 1
         out = self.policy.generate(prompts, sampling)
         for c in out:
@@ -159,6 +165,15 @@ class VersionedPolicy:
         """The version that sampled `turn` (first match; None if not generated here)."""
         found = self._stamps.get(_key(turn.action_token_ids, turn.action_logprobs))
         return found.pop(0) if found else None
+
+
+def load_version(engine: Any, weights: dict[str, Any], version: int) -> None:
+    """Load `weights` into `engine`; a served policy also gets the version number, which
+    the server then reports for every row it samples."""
+    if getattr(engine, "takes_versions", False):
+        engine.load_state_dict(weights, version=version)
+    else:
+        engine.load_state_dict(weights)
 
 
 def _own_cuda_stream(policy: Any) -> Any:
@@ -446,7 +461,7 @@ class AsyncRollouts:
         if self.weight_sync == "turn" and (newest := store.newest()) > base:
             version = newest  # turn sync: the freshest published one
             weights, run_state = store.wait(version)
-        self.engines[agent].load_state_dict(weights)
+        load_version(self.engines[agent], weights, version)
         self.syncs += 1
         return version, run_state
 
@@ -477,7 +492,7 @@ def start_rollout_thread(cfg: Any, team: Any, produce: Produce, run: RunState, s
                             "thread beside one learner); launch it without torchrun")
 
     def engine(learner: Any) -> Any:
-        if cfg.model.backend == "vllm":
+        if cfg.model.backend in ("vllm", "server"):
             own, learner.policy = learner.policy, learner_policy(cfg, learner)
             return own
         return HFPolicy(learner.path, tokenizer=copy.deepcopy(learner.tokenizer), seed=cfg.seed,

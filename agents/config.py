@@ -47,8 +47,10 @@ class ModelConfig(_Strict):
     """Attention heads of the `tiny` model."""
     tiny_kv_heads: int = Field(2, ge=1)
     """Key/value heads of the `tiny` model; the `tiny_*` keys are ignored for other policies."""
-    backend: Literal["hf", "vllm"] = "hf"
-    """Rollout backend: transformers in-process (shares the learner's weights) or vLLM."""
+    backend: Literal["hf", "vllm", "server"] = "hf"
+    """Rollout backend: transformers in-process (shares the learner's weights), vLLM, or
+    `server`: `envgym serve-policy` in a child process on 127.0.0.1 (weights pushed after
+    each update through its `/v1/load_weights`; token ids and log-probs come back)."""
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"
     """Compute dtype. Parameters and optimizer state are always fp32 master weights; bf16/fp16
     run the forward and backward under autocast."""
@@ -224,8 +226,8 @@ class RolloutConfig(_Strict):
     and the loss corrects with truncated importance weights (`is_cap`). With `[agents.ID]`
     each agent's policy has a version stream, bound and correction of its own; with
     `workers` the thread and the learner's evaluation share the Ray actors, each with its
-    own run state; with backend vllm the engine is the thread's and the learner evaluates
-    with HF on its own module. Refused with the reason: strategy fsdp."""
+    own run state; with backend vllm or server the engine is the thread's and the learner
+    evaluates with HF on its own module. Refused with the reason: strategy fsdp."""
     weight_sync: Literal["step", "turn"] = "step"
     """max_staleness >= 1: `step` rolls step s out entirely with version s-1-N (every sample
     exactly N old; reproducible, kill-and-resume exact); `turn` loads the newest published

@@ -6,7 +6,8 @@ Each step:
   3. batch-level rewards come from the environments (IG spans, judges) in the trajectories;
   4. credit: the configured estimator chain turns them into per-token advantages;
   5. PPO-clip update on the loss mask (action tokens only), clip-low/high, optional KL;
-  6. sync the weights to the rollout backend (shared in-process for hf, pushed for vLLM);
+  6. sync the weights to the rollout backend (shared in-process for hf, pushed for vLLM and
+     for a served policy in its own process);
   7. log; 8. evaluate and checkpoint on schedule.
 
 Run it on two CPU processes with `torchrun --nproc_per_node 2 -m envgym.agents.trainer CONFIG`
@@ -186,10 +187,24 @@ def evaluate(policy: Any, cfg: TrainConfig, step: int, out_dir: Path | None = No
 
 # ---- the run --------------------------------------------------------------------------------
 
-def make_rollout_policy(cfg: TrainConfig, model: Any, tokenizer: Any, path: str) -> Any:
-    """hf: an `HFPolicy` sharing the learner's module, so step 6 (sync) costs nothing; vllm (or
-    hf under FSDP, whose shards cannot generate): an engine of its own, which gets the
-    learner's weights now (a resumed run) and after each update."""
+def make_rollout_policy(cfg: TrainConfig, model: Any, tokenizer: Any, path: str,
+                        version: int = 0) -> Any:
+    """hf: an `HFPolicy` sharing the learner's module, so step 6 (sync) costs nothing; vllm,
+    server (or hf under FSDP, whose shards cannot generate): an engine of its own, which gets
+    the learner's weights now (a resumed run, an SFT warm start) and after each update.
+    server: `serve-policy` in a child process (`policies/served.py`), serving `version` now."""
+    if cfg.model.backend == "server":
+        from envgym.agents.policies.served import ServedPolicy
+        rank = dist_info()[0]
+        policy = ServedPolicy(path, cfg.output_dir / (f"server_rank{rank}" if rank else "server"),
+                              chunk_tokens=cfg.rollout.max_tokens)
+        try:
+            policy.load_state_dict(rollout_weights(model), version=version)
+        except BaseException:
+            policy.close()
+            raise
+        unwrap(model).eval()
+        return policy
     if cfg.model.backend == "vllm":
         from envgym.agents.policies.vllm import VLLMPolicy
         policy = VLLMPolicy(path, gpu_memory_utilization=cfg.model.vllm_gpu_memory_utilization,
@@ -244,7 +259,17 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
     """Run (or resume) the configured training; returns the evaluations, model and policy.
 
     An output_dir that holds a run needs `resume` or `overwrite`; Ctrl-C stops after the
-    current step with a checkpoint (`TrainingInterrupted` says how to resume)."""
+    current step with a checkpoint (`TrainingInterrupted` says how to resume). Rollout
+    servers the run started (`model.backend = "server"`) are stopped when it ends, also on
+    an error (the returned policy is then closed)."""
+    with contextlib.ExitStack() as children:
+        return _train(cfg, resume, model, tokenizer, model_path, eval_at_start, overwrite,
+                      children)
+
+
+def _train(cfg: TrainConfig, resume: bool, model: Any, tokenizer: Any, model_path: str | None,
+           eval_at_start: bool, overwrite: bool, children: contextlib.ExitStack
+           ) -> dict[str, Any]:
     setup_distributed()
     rank, world = dist_info()
     state = prepare_output(cfg, resume, overwrite, rank)  # before any model or SFT work
@@ -266,7 +291,10 @@ def train(cfg: TrainConfig, resume: bool = False, model: Any = None, tokenizer: 
         shuffle.set_state(own.get("shuffle", state["shuffle"]))
         run.load_state_dict(state["run_state"])
         restore_rng(state["rank_rng"][rank] if len(state["rank_rng"]) == world else state["rng"])
-    team.attach_policies(lambda m, tok, path: make_rollout_policy(cfg, m, tok, path))
+    team.attach_policies(lambda m, tok, path: make_rollout_policy(cfg, m, tok, path, start))
+    for lr in team.learners:  # a served policy's child process ends with the run
+        if hasattr(lr.policy, "proc"):
+            children.callback(lr.policy.close)
     policy, tokenizer = team.policy, team.tokenizer  # {agent: policy} with [agents.ID]
     logger = MetricsLogger(out, resume_step=start, tensorboard=cfg.log.tensorboard and rank == 0,
                            wandb=cfg.log.wandb and rank == 0, wandb_project=cfg.log.wandb_project,
