@@ -1,6 +1,6 @@
 """Synchronous training against `rollout.max_staleness` 1 and 2 on the demo's task and model.
 
-    python bench/async_overlap.py speed [--steps 8] [--reps 2] [--work DIR]
+    python bench/async_overlap.py speed [--steps 8] [--reps 2] [--work DIR] [--backend server]
     python bench/async_overlap.py curve [--steps 60] [--eval-every 10] [--eval-episodes 128]
 
 Pre-registered in `bench/async_overlap.md` before the first run. Every arm is one
@@ -14,6 +14,11 @@ rollout thread on the second core. `sync2` is the synchronous loop with two torc
 evaluation inside the timed steps; steps/s and tokens/s over steps 2..S (step 1 holds the
 start-up) from the learner's per-step wall time, which includes its waits for rollouts; the
 child's CPU seconds beside the wall; the learner's and generator's idle time.
+`speed --backend server`: the rollout policy is `serve-policy` in a child process of each
+trainer (`model.backend = "server"`, one torch thread in each process), its weights synced
+over HTTP; arms `sync` (the in-process HF loop above, the reference), `server_sync`,
+`server_async1`, `server_async2`, alternated likewise. The child's CPU seconds are in the
+arm's (the trainer reaps it).
 `curve`: one run per arm (sync, async1, async2), held-out reward and success every
 `eval_every` steps, against the step and against the training wall time (the cumulative
 per-step time, evaluation excluded). One JSON line per run, then a summary line.
@@ -33,8 +38,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "agents" / "configs" / "demo_cpu.toml"
-ARMS = {"sync": (0, 1), "sync2": (0, 2), "async1": (1, 1), "async2": (2, 1)}
-"""arm -> (max_staleness, torch threads)."""
+ARMS = {"sync": (0, 1), "sync2": (0, 2), "async1": (1, 1), "async2": (2, 1),
+        "server_sync": (0, 1), "server_async1": (1, 1), "server_async2": (2, 1)}
+"""arm -> (max_staleness, torch threads); `server_*` arms use `model.backend = "server"`."""
+SPEED_ARMS = {"hf": ["sync", "sync2", "async1", "async2"],
+              "server": ["sync", "server_sync", "server_async1", "server_async2"]}
+"""`speed --backend B`: the arms alternated."""
 
 
 def emit(**fields) -> None:
@@ -68,6 +77,8 @@ def run_arm(base: dict, work: Path, name: str, tag: str, steps: int, eval_every:
     cfg["rollout"] = {**cfg["rollout"], "max_staleness": staleness,
                       "eval_episodes": eval_episodes}
     cfg["log"] = {**cfg.get("log", {}), "progress": False, "tensorboard": False}
+    if name.startswith("server_"):
+        cfg["model"] = {**cfg["model"], "backend": "server"}
     path = work / f"{tag}.json"
     path.write_text(json.dumps(cfg))
     env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
@@ -104,9 +115,10 @@ def _mean(values) -> float | None:
 
 
 def speed(args, base: dict, work: Path) -> None:
-    results: dict[str, list[dict]] = {a: [] for a in ARMS}
+    arms = SPEED_ARMS[args.backend]
+    results: dict[str, list[dict]] = {a: [] for a in arms}
     for rep in range(args.reps):
-        for arm in ARMS:
+        for arm in arms:
             got = run_arm(base, work, arm, f"speed_{arm}_{rep}", args.steps, 0, 8)
             row = {"arm": arm, "rep": rep, "wall_s": round(got["wall_s"], 1),
                    "cpu_s": round(got["cpu_s"], 1), **speed_summary(got["records"]),
@@ -115,9 +127,10 @@ def speed(args, base: dict, work: Path) -> None:
             emit(kind="speed", **row)
     mean = {a: sum(r["steps_per_s"] for r in rows) / len(rows) for a, rows in results.items()}
     tok = {a: sum(r["tokens_per_s"] for r in rows) / len(rows) for a, rows in results.items()}
-    emit(kind="speed_summary", steps_per_s=mean, tokens_per_s=tok,
-         speedup_vs_sync={a: mean[a] / mean["sync"] for a in ARMS},
-         speedup_vs_sync2={a: mean[a] / mean["sync2"] for a in ARMS},
+    base_arm = "sync2" if "sync2" in mean else "server_sync"
+    emit(kind="speed_summary", backend=args.backend, steps_per_s=mean, tokens_per_s=tok,
+         speedup_vs_sync={a: mean[a] / mean["sync"] for a in arms},
+         **{f"speedup_vs_{base_arm}": {a: mean[a] / mean[base_arm] for a in arms}},
          cores=os.cpu_count())
 
 
@@ -149,6 +162,8 @@ def main() -> None:
     parser.add_argument("--eval-every", type=int, default=10)
     parser.add_argument("--eval-episodes", type=int, default=128)
     parser.add_argument("--work", default=None)
+    parser.add_argument("--backend", choices=sorted(SPEED_ARMS), default="hf",
+                        help="speed: the in-process arms (hf) or the served-policy ones")
     args = parser.parse_args()
     args.steps = args.steps or (8 if args.part == "speed" else 60)
     work = Path(args.work or tempfile.mkdtemp(prefix="envgym-async."))
