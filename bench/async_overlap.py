@@ -1,6 +1,7 @@
 """Synchronous training against `rollout.max_staleness` 1 and 2 on the demo's task and model.
 
     python bench/async_overlap.py speed [--steps 8] [--reps 2] [--work DIR] [--backend server]
+                                        [--setting balanced]
     python bench/async_overlap.py curve [--steps 60] [--eval-every 10] [--eval-episodes 128]
 
 Pre-registered in `bench/async_overlap.md` before the first run. Every arm is one
@@ -19,6 +20,10 @@ trainer (`model.backend = "server"`, one torch thread in each process), its weig
 over HTTP; arms `sync` (the in-process HF loop above, the reference), `server_sync`,
 `server_async1`, `server_async2`, alternated likewise. The child's CPU seconds are in the
 arm's (the trainer reaps it).
+`speed --setting balanced`: the same arms on the demo's setting with `ppo.kl_coef = 0` and
+`ppo.minibatches = 1` (no reference forward, one optimiser step a batch, as KL-free GRPO
+recipes run), where the synchronous loop spends about as long rolling out as updating
+(`bench/async_overlap.md` has the calibration and the registration).
 `curve`: one run per arm (sync, async1, async2), held-out reward and success every
 `eval_every` steps, against the step and against the training wall time (the cumulative
 per-step time, evaluation excluded). One JSON line per run, then a summary line.
@@ -44,14 +49,17 @@ ARMS = {"sync": (0, 1), "sync2": (0, 2), "async1": (1, 1), "async2": (2, 1),
 SPEED_ARMS = {"hf": ["sync", "sync2", "async1", "async2"],
               "server": ["sync", "server_sync", "server_async1", "server_async2"]}
 """`speed --backend B`: the arms alternated."""
+SETTINGS = {"demo": {}, "balanced": {"kl_coef": 0.0, "minibatches": 1}}
+"""`--setting S`: `[ppo]` overrides on top of the demo's config."""
 
 
 def emit(**fields) -> None:
     print(json.dumps(fields), flush=True)
 
 
-def base_config(work: Path) -> dict:
-    """The demo's config with its SFT warm start built once under `work/sft_base`."""
+def base_config(work: Path, setting: str = "demo") -> dict:
+    """The demo's config with its SFT warm start built once under `work/sft_base`, and the
+    `setting`'s `[ppo]` overrides (they do not touch the warm start)."""
     from envgym.agents.config import _read, load_config
     from envgym.agents.sft import warm_start
 
@@ -64,6 +72,7 @@ def base_config(work: Path) -> dict:
     data["sft"] = {**data["sft"], "epochs": 12, "lr": 5e-3}
     policy = warm_start(load_config(data))
     data["model"] = {**data["model"], "policy": str(policy), "warm_start": "none"}
+    data["ppo"] = {**data["ppo"], **SETTINGS[setting]}
     return data
 
 
@@ -120,7 +129,8 @@ def speed(args, base: dict, work: Path) -> None:
     for rep in range(args.reps):
         for arm in arms:
             got = run_arm(base, work, arm, f"speed_{arm}_{rep}", args.steps, 0, 8)
-            row = {"arm": arm, "rep": rep, "wall_s": round(got["wall_s"], 1),
+            row = {"arm": arm, "rep": rep, "setting": args.setting,
+                   "wall_s": round(got["wall_s"], 1),
                    "cpu_s": round(got["cpu_s"], 1), **speed_summary(got["records"]),
                    "loadavg": os.getloadavg()[0]}
             results[arm].append(row)
@@ -128,7 +138,8 @@ def speed(args, base: dict, work: Path) -> None:
     mean = {a: sum(r["steps_per_s"] for r in rows) / len(rows) for a, rows in results.items()}
     tok = {a: sum(r["tokens_per_s"] for r in rows) / len(rows) for a, rows in results.items()}
     base_arm = "sync2" if "sync2" in mean else "server_sync"
-    emit(kind="speed_summary", backend=args.backend, steps_per_s=mean, tokens_per_s=tok,
+    emit(kind="speed_summary", backend=args.backend, setting=args.setting, steps_per_s=mean,
+         tokens_per_s=tok,
          speedup_vs_sync={a: mean[a] / mean["sync"] for a in arms},
          **{f"speedup_vs_{base_arm}": {a: mean[a] / mean[base_arm] for a in arms}},
          cores=os.cpu_count())
@@ -164,12 +175,14 @@ def main() -> None:
     parser.add_argument("--work", default=None)
     parser.add_argument("--backend", choices=sorted(SPEED_ARMS), default="hf",
                         help="speed: the in-process arms (hf) or the served-policy ones")
+    parser.add_argument("--setting", choices=sorted(SETTINGS), default="demo",
+                        help="speed: the demo's [ppo] or the balanced one (see the docstring)")
     args = parser.parse_args()
     args.steps = args.steps or (8 if args.part == "speed" else 60)
     work = Path(args.work or tempfile.mkdtemp(prefix="envgym-async."))
     work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    base = base_config(work)
+    base = base_config(work, args.setting)
     (speed if args.part == "speed" else curve)(args, base, work)
 
 
