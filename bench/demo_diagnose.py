@@ -6,6 +6,7 @@ to look? Two subcommands, for development seeds only (never the registered 0-19)
     python bench/demo_diagnose.py run OUT SEED [--steps 60] [--eval 192] [--set KEY=JSON ...]
     python bench/demo_diagnose.py stats OUT
     python bench/demo_diagnose.py scripted [--n 300]
+    python bench/demo_diagnose.py read MODEL_DIR [MODEL_DIR ...] [--n 300]
 
 `run` is `envgym demo` with recipe overrides (`--set ppo.kl_coef=0.05`, `--set
 'sft.scripted={"heuristic": 0.5, "random": 0.5}'`: a config section and key, then a JSON value)
@@ -19,6 +20,13 @@ rollouts yet a non-zero spread of return: there the z-score turns cost differenc
 thousandths into unit advantages. `scripted` scores the scripted policies (oracle, the honest
 question-guided heuristic, random) on the demo's environment settings over development task
 seeds 2,000,000+: answered accuracy above chance and evidence coverage per task type.
+`read` asks whether a model *reads*, with the zooms taken out of its hands: the honest
+heuristic plays each development task up to its answer turn (it zooms where the question
+points), and the model's forced choice among the option letters (the most likely
+`<answer>L</answer>` after the heuristic's own think) is scored against the gold letter,
+per task type, as accuracy above chance. A model that reads what it was shown beats chance
+on the types the heuristic covers (trend, anomaly); one that does not sits at chance there,
+whatever RL later does to its zooms.
 """
 
 from __future__ import annotations
@@ -138,6 +146,82 @@ def scripted(n: int) -> None:
                               for t, os in sorted(by_type.items())}}))
 
 
+Case = tuple[list[dict[str, Any]], dict[str, Any], list[str]]
+
+
+def _heuristic_prefixes(n: int, seed0: int = 2_000_000) -> list[Case]:
+    """(messages up to the answer turn, outcome, option letters) of the heuristic on task seeds
+    `seed0` + k (development tasks by default; 0 + k are the demo's training tasks, to tell a
+    model that cannot fit its demonstrations from one that fits them without reading)."""
+    import envgym
+    from envgym.agents.demo import DEMO_ENV, DEMO_ENV_KWARGS
+    from envgym.policy import load_policy
+
+    env = envgym.make(DEMO_ENV, **DEMO_ENV_KWARGS, max_turns=4)
+    factory, out = load_policy("scripted:heuristic", env_id=DEMO_ENV), []
+    for k in range(n):
+        policy, (obs, _) = factory(k), env.reset(seed=seed0 + k)
+        messages, done, prefix = list(obs), False, None
+        while not done:
+            action = policy.act(env, messages)
+            if "<answer>" in action and prefix is None:
+                prefix = list(messages)
+            new, _, terminated, truncated, info = env.step(action)
+            messages += [{"role": "assistant", "content": action}, *new]
+            done = terminated or truncated
+        letters = re.findall(r"^([A-Z])\)", messages[1]["content"], flags=re.M)
+        if prefix is not None and "chance" in info.get("outcome", {}):
+            out.append((prefix, info["outcome"], letters))
+    return out
+
+
+def _common_prefix(seqs: list[list[int]]) -> int:
+    """How many leading ids all of `seqs` share."""
+    n = 0
+    while all(len(q) > n for q in seqs) and len({q[n] for q in seqs}) == 1:
+        n += 1
+    return n
+
+
+def read_one(model_dir: str, cases: list[Case]) -> dict[str, Any]:
+    """One model's forced-choice reading of `cases` (module docstring): above chance per task
+    type and overall, and how often each letter was picked."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
+    by_type: dict[str, list[float]] = collections.defaultdict(list)
+    picks: collections.Counter[str] = collections.Counter()
+    for messages, outcome, letters in cases:
+        head = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        head += "<think>Answer from what I read.</think><answer>"
+        # the letter merges with the tag's '>' ('>A'), so score from where the variants part
+        variants = [tok(head + letter + "</answer>").input_ids for letter in letters]
+        start = _common_prefix(variants)
+        scores = []
+        for ids in variants:
+            with torch.inference_mode():
+                logp = model(torch.tensor([ids])).logits[0, :-1].log_softmax(-1)
+            reply = torch.tensor(ids[start:])
+            scores.append(float(logp[start - 1:].gather(1, reply[:, None]).sum()))
+        pick = letters[int(np.argmax(scores))]
+        picks[pick] += 1
+        by_type[outcome["task_type"]].append(float(pick == outcome["gold"]) - outcome["chance"])
+    every = [v for vs in by_type.values() for v in vs]
+    return {"model": model_dir, "n": len(every), "above_chance": round(float(np.mean(every)), 3),
+            "per_type": {t: [round(float(np.mean(v)), 3), len(v)]
+                         for t, v in sorted(by_type.items())},
+            "picks": dict(sorted(picks.items()))}
+
+
+def read(model_dirs: list[str], n: int, seed0: int = 2_000_000) -> None:
+    """Forced-choice reading of each model on the heuristic's evidence (module docstring)."""
+    cases = _heuristic_prefixes(n, seed0)
+    for model_dir in model_dirs:
+        print(json.dumps(read_one(model_dir, cases)))
+
+
 def _parse_set(items: list[str]) -> dict[str, Any]:
     out = {}
     for item in items:
@@ -160,6 +244,10 @@ def main() -> None:
     s = sub.add_parser("stats")
     s.add_argument("out", type=Path)
     sub.add_parser("scripted").add_argument("--n", type=int, default=300)
+    rd = sub.add_parser("read")
+    rd.add_argument("models", nargs="+")
+    rd.add_argument("--n", type=int, default=300)
+    rd.add_argument("--task-seed0", type=int, default=2_000_000)
     a = p.parse_args()
     if a.cmd == "run":
         if 0 <= a.seed <= 19:
@@ -167,6 +255,8 @@ def main() -> None:
         run(a.out, a.seed, a.steps, a.eval, _parse_set(a.set))
     elif a.cmd == "scripted":
         scripted(a.n)
+    elif a.cmd == "read":
+        read(a.models, a.n, a.task_seed0)
     else:
         rows = [json.loads(line) for line in (a.out / "train_rollouts.jsonl").open()]
         for b in block_stats(rows):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -39,3 +40,45 @@ def test_blocks_split_steps_and_count_zooms():
     assert (first["steps"], second["steps"]) == ("1-10", "11-20")
     assert first["distinct_first_zooms"] == 4 and first["a_share"] == 0.5
     assert first["groups_one_accuracy_trained"] == 0  # accuracies differ within the group
+
+
+def test_read_cases_stop_before_the_answer_and_hold_the_evidence():
+    """The prefixes end where the heuristic answers (no answer in them), after its zooms, and
+    the heuristic's own answers from them beat chance: the evidence a reader needs is there."""
+    cases = demo_diagnose._heuristic_prefixes(40)
+    assert len(cases) == 40
+    for messages, outcome, letters in cases:
+        said = [m["content"] for m in messages if m["role"] == "assistant"]
+        assert said and all("<answer>" not in a for a in said)
+        assert all("<zoom>" in a for a in said) and outcome["gold"] in letters
+    assert np.mean([o["score"] - o["chance"] for _, o, _ in cases]) > 0.1
+
+
+def test_read_scores_a_models_forced_choice():
+    """The shipped base picks one letter per case; the per-type means and counts add up to the
+    overall score, computed against each case's gold and chance."""
+    from envgym.agents.base_model import shipped_base_model
+
+    cases = demo_diagnose._heuristic_prefixes(8)
+    got = demo_diagnose.read_one(str(shipped_base_model()), cases)
+    assert got["n"] == 8 and sum(got["picks"].values()) == 8
+    assert sum(n for _, n in got["per_type"].values()) == 8
+    weighted = sum(mean * n for mean, n in got["per_type"].values()) / 8
+    assert got["above_chance"] == pytest.approx(weighted, abs=2e-3)
+    assert set(got["picks"]) <= {letter for _, _, ls in cases for letter in ls}
+
+
+def test_read_scores_the_letter_token_itself():
+    """The base's tokenizer merges a letter with the tag's '>' ('>A'): the scored span must
+    start at that merged token, where the options part, not after it (a first version scored
+    only '</answer>' and saw no difference between letters)."""
+    from transformers import AutoTokenizer
+
+    from envgym.agents.base_model import shipped_base_model
+
+    tok = AutoTokenizer.from_pretrained(str(shipped_base_model()))
+    head = "<|im_start|>assistant\n<think>x</think><answer>"
+    variants = [tok(head + letter + "</answer>").input_ids for letter in "ABCD"]
+    start = demo_diagnose._common_prefix(variants)
+    assert len({v[start] for v in variants}) == 4
+    assert start < len(tok(head).input_ids)  # the head's last token is not shared with a letter
