@@ -7,6 +7,7 @@ to look? Two subcommands, for development seeds only (never the registered 0-19)
     python bench/demo_diagnose.py stats OUT
     python bench/demo_diagnose.py scripted [--n 300]
     python bench/demo_diagnose.py read MODEL_DIR [MODEL_DIR ...] [--n 300]
+    python bench/demo_diagnose.py answer-sft OUT [--n 3000] [--epochs 4] [--from DIR]
 
 `run` is `envgym demo` with recipe overrides (`--set ppo.kl_coef=0.05`, `--set
 'sft.scripted={"heuristic": 0.5, "random": 0.5}'`: a config section and key, then a JSON value)
@@ -26,7 +27,10 @@ points), and the model's forced choice among the option letters (the most likely
 `<answer>L</answer>` after the heuristic's own think) is scored against the gold letter,
 per task type, as accuracy above chance. A model that reads what it was shown beats chance
 on the types the heuristic covers (trend, anomaly); one that does not sits at chance there,
-whatever RL later does to its zooms.
+whatever RL later does to its zooms. `answer-sft` asks whether the base *can* learn to read
+here: it fine-tunes the shipped base on the heuristic's answer letters alone (training tasks
+0 to n-1, loss on the letter token only, AdamW lr 1e-3, batch 16, one thread), then `read`s
+it on training and development tasks.
 """
 
 from __future__ import annotations
@@ -222,6 +226,60 @@ def read(model_dirs: list[str], n: int, seed0: int = 2_000_000) -> None:
         print(json.dumps(read_one(model_dir, cases)))
 
 
+def answer_sft(out: Path, n: int, epochs: int, start_from: str | None = None) -> None:
+    """Fine-tune the shipped base (or `start_from`, an HF directory) on the heuristic's answer
+    letters only (module docstring)."""
+    import random
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from envgym.agents.base_model import shipped_base_model
+
+    base = start_from or str(shipped_base_model())
+    tok = AutoTokenizer.from_pretrained(base)
+    model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
+    rows = []
+    for messages, outcome, letters in _heuristic_prefixes(n, 0):
+        head = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        head += "<think>Answer from what I read.</think><answer>"
+        variants = {x: tok(head + x + "</answer>").input_ids for x in letters}
+        start, gold = _common_prefix(list(variants.values())), variants[outcome["gold"]]
+        rows.append((gold[:start], gold[start]))
+    opt, rng = torch.optim.AdamW(model.parameters(), lr=1e-3), random.Random(0)
+    torch.manual_seed(0)
+    for epoch in range(epochs):
+        rng.shuffle(rows)
+        total = 0.0
+        for b in range(0, len(rows), 16):
+            loss = _letter_loss(model, rows[b:b + 16])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(rows[b:b + 16])
+        print(json.dumps({"epoch": epoch + 1, "letter_loss": round(total / len(rows), 4)}),
+              flush=True)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    for seed0, split in ((0, "train"), (2_000_000, "dev")):
+        print(json.dumps({"split": split, **read_one(str(out), _heuristic_prefixes(300, seed0))}))
+
+
+def _letter_loss(model: Any, batch: list[tuple[list[int], int]]) -> Any:
+    """Cross-entropy of each row's answer-letter token after its (right-padded) head."""
+    import torch
+
+    width = max(len(ids) for ids, _ in batch)
+    x = torch.zeros(len(batch), width, dtype=torch.long)
+    mask = torch.zeros_like(x)
+    for r, (ids, _) in enumerate(batch):
+        x[r, :len(ids)], mask[r, :len(ids)] = torch.tensor(ids), 1
+    logits = model(input_ids=x, attention_mask=mask).logits
+    last = torch.tensor([len(ids) - 1 for ids, _ in batch])
+    gold = torch.tensor([g for _, g in batch])
+    return torch.nn.functional.cross_entropy(logits[torch.arange(len(batch)), last], gold)
+
+
 def _parse_set(items: list[str]) -> dict[str, Any]:
     out = {}
     for item in items:
@@ -248,6 +306,12 @@ def main() -> None:
     rd.add_argument("models", nargs="+")
     rd.add_argument("--n", type=int, default=300)
     rd.add_argument("--task-seed0", type=int, default=2_000_000)
+    ans = sub.add_parser("answer-sft")
+    ans.add_argument("out", type=Path)
+    ans.add_argument("--n", type=int, default=3000)
+    ans.add_argument("--epochs", type=int, default=4)
+    ans.add_argument("--from", dest="start_from", default=None,
+                     help="an HF model directory to start from instead of the shipped base")
     a = p.parse_args()
     if a.cmd == "run":
         if 0 <= a.seed <= 19:
@@ -257,6 +321,8 @@ def main() -> None:
         scripted(a.n)
     elif a.cmd == "read":
         read(a.models, a.n, a.task_seed0)
+    elif a.cmd == "answer-sft":
+        answer_sft(a.out, a.n, a.epochs, a.start_from)
     else:
         rows = [json.loads(line) for line in (a.out / "train_rollouts.jsonl").open()]
         for b in block_stats(rows):

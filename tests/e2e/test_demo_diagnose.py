@@ -82,3 +82,34 @@ def test_read_scores_the_letter_token_itself():
     start = demo_diagnose._common_prefix(variants)
     assert len({v[start] for v in variants}) == 4
     assert start < len(tok(head).input_ids)  # the head's last token is not shared with a letter
+
+
+def test_letter_loss_trains_the_answer_token_only():
+    """The answer-only loss of two right-padded rows is the mean of each row's alone (read at
+    each row's last real position, not at the padding), and one step on it lowers it."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from envgym.agents.base_model import shipped_base_model
+
+    base = str(shipped_base_model())
+    tok = AutoTokenizer.from_pretrained(base)
+    model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
+    head = "<|im_start|>assistant\n<think>x</think><answer>"
+    rows = []
+    for letter, extra in (("C", ""), ("D", " and more words before it")):
+        variants = [tok("<|im_start|>user\nq" + extra + "<|im_end|>\n" + head + x + "</answer>")
+                    .input_ids for x in "ABCD"]
+        start = demo_diagnose._common_prefix(variants)
+        gold = variants["ABCD".index(letter)]
+        rows.append((gold[:start], gold[start]))
+    with torch.no_grad():  # right-padding the short row changes nothing: the batch's loss is
+        alone = [float(demo_diagnose._letter_loss(model, [r])) for r in rows]  # the rows' mean
+        before = float(demo_diagnose._letter_loss(model, rows))
+    assert before == pytest.approx(sum(alone) / 2, rel=1e-4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    opt.zero_grad()
+    demo_diagnose._letter_loss(model, rows).backward()
+    opt.step()
+    with torch.no_grad():
+        assert float(demo_diagnose._letter_loss(model, rows)) < before
