@@ -45,6 +45,8 @@ from typing import Any
 import numpy as np
 
 ZOOM_RE = re.compile(r"<zoom>\s*\[?\s*(\d+)\s*,\s*(\d+)")
+DEV_TASKS = 2_000_000  # first development task seed: apart from training and held-out tasks
+ANSWER_HEAD = "<think>Answer from what I read.</think><answer>"  # the heuristic's answer turn
 
 
 def run(out: Path, seed: int, steps: int, eval_episodes: int, overrides: dict[str, Any]) -> None:
@@ -132,13 +134,7 @@ def scripted(n: int) -> None:
         factory = load_policy(f"scripted:{name}", env_id=DEMO_ENV)
         by_type: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
         for k in range(n):
-            policy, (obs, _) = factory(k), env.reset(seed=2_000_000 + k)
-            messages, done, info = list(obs), False, {}
-            while not done:
-                action = policy.act(env, messages)
-                new, _, terminated, truncated, info = env.step(action)
-                messages += [{"role": "assistant", "content": action}, *new]
-                done = terminated or truncated
+            _, info, _ = _play(env, factory(k), DEV_TASKS + k)
             if "chance" in info.get("outcome", {}):
                 by_type[info["outcome"]["task_type"]].append(info["outcome"])
         answered = [o for os in by_type.values() for o in os if o.get("answer")]
@@ -150,10 +146,26 @@ def scripted(n: int) -> None:
                               for t, os in sorted(by_type.items())}}))
 
 
+def _play(env: Any, policy: Any, task_seed: int) -> tuple[list[dict[str, Any]], dict[str, Any],
+                                                           list[dict[str, Any]] | None]:
+    """One scripted episode: (every message, the last info, the messages before the policy's
+    first answer turn, or None if it never answered)."""
+    obs, _ = env.reset(seed=task_seed)
+    messages, done, info, prefix = list(obs), False, {}, None
+    while not done:
+        action = policy.act(env, messages)
+        if "<answer>" in action and prefix is None:
+            prefix = list(messages)
+        new, _, terminated, truncated, info = env.step(action)
+        messages += [{"role": "assistant", "content": action}, *new]
+        done = terminated or truncated
+    return messages, info, prefix
+
+
 Case = tuple[list[dict[str, Any]], dict[str, Any], list[str]]
 
 
-def _heuristic_prefixes(n: int, seed0: int = 2_000_000) -> list[Case]:
+def _heuristic_prefixes(n: int, seed0: int = DEV_TASKS) -> list[Case]:
     """(messages up to the answer turn, outcome, option letters) of the heuristic on task seeds
     `seed0` + k (development tasks by default; 0 + k are the demo's training tasks, to tell a
     model that cannot fit its demonstrations from one that fits them without reading)."""
@@ -164,15 +176,7 @@ def _heuristic_prefixes(n: int, seed0: int = 2_000_000) -> list[Case]:
     env = envgym.make(DEMO_ENV, **DEMO_ENV_KWARGS, max_turns=4)
     factory, out = load_policy("scripted:heuristic", env_id=DEMO_ENV), []
     for k in range(n):
-        policy, (obs, _) = factory(k), env.reset(seed=seed0 + k)
-        messages, done, prefix = list(obs), False, None
-        while not done:
-            action = policy.act(env, messages)
-            if "<answer>" in action and prefix is None:
-                prefix = list(messages)
-            new, _, terminated, truncated, info = env.step(action)
-            messages += [{"role": "assistant", "content": action}, *new]
-            done = terminated or truncated
+        messages, info, prefix = _play(env, factory(k), seed0 + k)
         letters = re.findall(r"^([A-Z])\)", messages[1]["content"], flags=re.M)
         if prefix is not None and "chance" in info.get("outcome", {}):
             out.append((prefix, info["outcome"], letters))
@@ -187,6 +191,15 @@ def _common_prefix(seqs: list[list[int]]) -> int:
     return n
 
 
+def _letter_variants(tok: Any, messages: list[dict[str, Any]],
+                     letters: list[str]) -> tuple[list[list[int]], int]:
+    """The ids of the answer turn with each letter, and where they part: the letter merges
+    with the tag's '>' ('>A'), so the part they share ends one token before the head does."""
+    head = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    variants = [tok(head + ANSWER_HEAD + letter + "</answer>").input_ids for letter in letters]
+    return variants, _common_prefix(variants)
+
+
 def read_one(model_dir: str, cases: list[Case]) -> dict[str, Any]:
     """One model's forced-choice reading of `cases` (module docstring): above chance per task
     type and overall, and how often each letter was picked."""
@@ -198,11 +211,7 @@ def read_one(model_dir: str, cases: list[Case]) -> dict[str, Any]:
     by_type: dict[str, list[float]] = collections.defaultdict(list)
     picks: collections.Counter[str] = collections.Counter()
     for messages, outcome, letters in cases:
-        head = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-        head += "<think>Answer from what I read.</think><answer>"
-        # the letter merges with the tag's '>' ('>A'), so score from where the variants part
-        variants = [tok(head + letter + "</answer>").input_ids for letter in letters]
-        start = _common_prefix(variants)
+        variants, start = _letter_variants(tok, messages, letters)
         scores = []
         for ids in variants:
             with torch.inference_mode():
@@ -219,7 +228,7 @@ def read_one(model_dir: str, cases: list[Case]) -> dict[str, Any]:
             "picks": dict(sorted(picks.items()))}
 
 
-def read(model_dirs: list[str], n: int, seed0: int = 2_000_000) -> None:
+def read(model_dirs: list[str], n: int, seed0: int = DEV_TASKS) -> None:
     """Forced-choice reading of each model on the heuristic's evidence (module docstring)."""
     cases = _heuristic_prefixes(n, seed0)
     for model_dir in model_dirs:
@@ -241,10 +250,8 @@ def answer_sft(out: Path, n: int, epochs: int, start_from: str | None = None) ->
     model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
     rows = []
     for messages, outcome, letters in _heuristic_prefixes(n, 0):
-        head = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-        head += "<think>Answer from what I read.</think><answer>"
-        variants = {x: tok(head + x + "</answer>").input_ids for x in letters}
-        start, gold = _common_prefix(list(variants.values())), variants[outcome["gold"]]
+        variants, start = _letter_variants(tok, messages, letters)
+        gold = variants[letters.index(outcome["gold"])]
         rows.append((gold[:start], gold[start]))
     opt, rng = torch.optim.AdamW(model.parameters(), lr=1e-3), random.Random(0)
     torch.manual_seed(0)
@@ -261,7 +268,7 @@ def answer_sft(out: Path, n: int, epochs: int, start_from: str | None = None) ->
               flush=True)
     model.save_pretrained(out)
     tok.save_pretrained(out)
-    for seed0, split in ((0, "train"), (2_000_000, "dev")):
+    for seed0, split in ((0, "train"), (DEV_TASKS, "dev")):
         print(json.dumps({"split": split, **read_one(str(out), _heuristic_prefixes(300, seed0))}))
 
 
@@ -305,7 +312,7 @@ def main() -> None:
     rd = sub.add_parser("read")
     rd.add_argument("models", nargs="+")
     rd.add_argument("--n", type=int, default=300)
-    rd.add_argument("--task-seed0", type=int, default=2_000_000)
+    rd.add_argument("--task-seed0", type=int, default=DEV_TASKS)
     ans = sub.add_parser("answer-sft")
     ans.add_argument("out", type=Path)
     ans.add_argument("--n", type=int, default=3000)
