@@ -11,7 +11,10 @@ why an environment needs it:
 * `arithmetic` — simple arithmetic over values seen in the context;
 * `copy_span` — copying an entity out of a passage;
 * `tool_syntax` — the tag syntax of tool calls and answers, in ChatML turns;
-* `qa_evidence` — question -> retrieved evidence -> answer over invented facts.
+* `qa_evidence` — question -> retrieved evidence -> answer over invented facts;
+* version 2 adds the list-level skills of `base_corpus_lists` (where is a row's bump, which
+  stretch sits higher, how many bumps, which comes first, where the spread changes), which
+  the number-level skills above did not compose into (docs/demo.md, attempts 3 and 4).
 
 What it never contains: an environment's tasks, oracle trajectories or held-out data. Nothing
 here imports an environment; names are built from this module's own syllables, and
@@ -26,9 +29,11 @@ import json
 import random
 from collections.abc import Callable, Iterator
 
-__all__ = ["CORPUS_VERSION", "SKILLS", "chatml", "document", "documents"]
+__all__ = ["CORPUS_VERSION", "SKILLS", "chatml", "document", "documents", "skills"]
 
-CORPUS_VERSION = 1
+CORPUS_VERSION = 2
+"""The version `envgym base-model` trains on by default; `document(..., version=1)` is still
+the exact text the shipped weights were trained on."""
 
 _ONSETS = ["b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z",
            "ch", "sh", "pl", "gr", "bl", "fr", "cr"]
@@ -268,17 +273,31 @@ SKILLS: dict[str, tuple[float, Callable[[random.Random], str]]] = {
 }
 
 
-def document(seed: int, index: int) -> str:
-    """Document `index` of the corpus for `seed`: one skill, drawn by the skills' weights."""
-    rng = random.Random(f"envgym-base-corpus-v{CORPUS_VERSION}:{seed}:{index}")
-    names = list(SKILLS)
-    name = rng.choices(names, weights=[SKILLS[n][0] for n in names])[0]
-    return SKILLS[name][1](rng)
+def skills(version: int = CORPUS_VERSION) -> dict[str, tuple[float, Callable[[random.Random], str]]]:
+    """The skills (weight, generator) of corpus `version`."""
+    if version == 1:
+        return SKILLS
+    if version == 2:
+        from envgym.agents.base_corpus_lists import LIST_SKILLS
+        return {**SKILLS, **LIST_SKILLS}
+    from envgym.errors import InvalidConfig
+    raise InvalidConfig(f"unknown base corpus version {version!r}; known: 1, 2")
 
 
-def documents(seed: int, start: int = 0, count: int | None = None) -> Iterator[str]:
+def document(seed: int, index: int, version: int = CORPUS_VERSION) -> str:
+    """Document `index` of corpus `version` for `seed`: one skill, drawn by the skills'
+    weights."""
+    table = skills(version)
+    rng = random.Random(f"envgym-base-corpus-v{version}:{seed}:{index}")
+    names = list(table)
+    name = rng.choices(names, weights=[table[n][0] for n in names])[0]
+    return table[name][1](rng)
+
+
+def documents(seed: int, start: int = 0, count: int | None = None,
+              version: int = CORPUS_VERSION) -> Iterator[str]:
     """Documents `start`, `start + 1`, ... (`count` of them, or forever)."""
     index = start
     while count is None or index < start + count:
-        yield document(seed, index)
+        yield document(seed, index, version)
         index += 1

@@ -4,11 +4,14 @@ The model is a standard transformers `Qwen2ForCausalLM`, so every backend (HF, v
 `serve-policy`) and the learner load it like any checkpoint. It is pretrained on
 `base_corpus` (generic skills, never an environment's tasks), on CPU or CUDA, for a number of
 steps or a wall-clock budget, with periodic atomic checkpoints: Ctrl-C saves one and
-`--resume` continues from it (same data order, same schedule).
+`--resume` continues from it (same data order, same schedule). `--init DIR` starts from an
+existing model's weights instead of a fresh initialisation (continued pretraining, e.g. the
+shipped base on a newer corpus version); `--corpus-version` picks the corpus.
 
 **Tokenizer.** Byte-level BPE (any Unicode string round-trips) trained on a fixed, versioned
 text set: the tiny model's built-in text plus the first `TOKENIZER_DOCS` documents of corpus
-version `CORPUS_VERSION`, seed 0. Nothing from the environment registry enters it, so
+version 1, seed 0 (pinned: a new corpus version trains on the same tokenizer, so a model
+continued from the shipped one keeps its vocabulary). Nothing from the environment registry enters it, so
 installing a plugin never changes it. Every digit string of one to three digits ("7", "07",
 "512") is a token of its own, and longer runs split greedily into such chunks. Why: with one
 token per digit, ordering two 3-digit numbers needs attention to line up three digit pairs,
@@ -48,6 +51,7 @@ __all__ = ["SHAPES", "TOKENIZER_DOCS", "PretrainArgs", "build_base_tokenizer", "
 DEFAULT_MINUTES = 30.0  # the budget when neither --steps nor --minutes is given
 TOKENIZER_DOCS = 3000
 TOKENIZER_VERSION = 1
+TOKENIZER_CORPUS_VERSION = 1  # the corpus the tokenizer is trained on, whatever the model's
 BPE_VOCAB = 2048
 VALID_SEED = 999_999  # validation documents come from a seed no training run uses
 SPEC_PEAK_FLOPS = 989e12  # H200 dense bf16, datasheet
@@ -78,7 +82,7 @@ def number_tokens() -> list[str]:
 def tokenizer_texts() -> list[str]:
     """The fixed, versioned text set the tokenizer is trained on (module docstring)."""
     from envgym.agents.tiny import _BUILTIN
-    return [_BUILTIN, *(document(0, i) for i in range(TOKENIZER_DOCS))]
+    return [_BUILTIN, *(document(0, i, TOKENIZER_CORPUS_VERSION) for i in range(TOKENIZER_DOCS))]
 
 
 def build_base_tokenizer():
@@ -111,15 +115,15 @@ def new_base_model(tokenizer: Any, shape: str = "base", seed: int = 0):
 
 # ---- data -----------------------------------------------------------------------------------
 
-def make_batch(tokenizer: Any, seed: int, index: int, batch_size: int, seq_len: int
-               ) -> torch.Tensor:
+def make_batch(tokenizer: Any, seed: int, index: int, batch_size: int, seq_len: int,
+               version: int = CORPUS_VERSION) -> torch.Tensor:
     """Batch `index` of the stream for `seed`: documents packed back to back, each followed by
     `<|endoftext|>`, cut into `batch_size` rows of `seq_len`. A pure function of its arguments,
     which is what makes `--resume` continue the same data order."""
     sep = tokenizer.convert_tokens_to_ids("<|endoftext|>")
     need, ids, j = batch_size * seq_len, [], 0
     while len(ids) < need:
-        docs = [document(seed, (index << 20) + j + k) for k in range(64)]
+        docs = [document(seed, (index << 20) + j + k, version) for k in range(64)]
         j += 64
         for row in tokenizer(docs, add_special_tokens=False)["input_ids"]:
             ids += row
@@ -131,22 +135,23 @@ class _Batches(torch.utils.data.IterableDataset):
     """Batches start, start+1, ...; worker w of W makes start+w, start+w+W, ... and the
     DataLoader takes workers in turn, so the order is the same with any number of workers."""
 
-    def __init__(self, tokenizer: Any, seed: int, start: int, batch_size: int, seq_len: int):
+    def __init__(self, tokenizer: Any, seed: int, start: int, batch_size: int, seq_len: int,
+                 version: int):
         super().__init__()
-        self.args = (tokenizer, seed, start, batch_size, seq_len)
+        self.args = (tokenizer, seed, start, batch_size, seq_len, version)
 
     def __iter__(self) -> Iterator[torch.Tensor]:
-        tokenizer, seed, start, batch_size, seq_len = self.args
+        tokenizer, seed, start, batch_size, seq_len, version = self.args
         info = torch.utils.data.get_worker_info()
         w, n = (info.id, info.num_workers) if info else (0, 1)
         index = start + w
         while True:
-            yield make_batch(tokenizer, seed, index, batch_size, seq_len)
+            yield make_batch(tokenizer, seed, index, batch_size, seq_len, version)
             index += n
 
 
 def _loader(tokenizer: Any, seed: int, start: int, args: "PretrainArgs") -> Iterator[torch.Tensor]:
-    data = _Batches(tokenizer, seed, start, args.batch_size, args.seq_len)
+    data = _Batches(tokenizer, seed, start, args.batch_size, args.seq_len, args.corpus_version)
     if args.workers == 0:
         return iter(data)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -174,6 +179,8 @@ class PretrainArgs:
     checkpoint_minutes: float = 2.0
     workers: int = 0
     log_every: int = 10
+    corpus_version: int = CORPUS_VERSION
+    init: str | None = None  # start from this model's weights (continued pretraining)
     progress: bool = True
     command: list[str] = field(default_factory=lambda: list(sys.argv))
 
@@ -183,6 +190,10 @@ class PretrainArgs:
             raise InvalidConfig("give one of --steps N or --minutes M, not both")
         if self.steps is None and self.minutes is None:
             self.minutes = DEFAULT_MINUTES
+        from envgym.agents.base_corpus import skills
+        skills(self.corpus_version)  # an unknown version fails here, before any work
+        if self.init is not None and not (Path(self.init) / "config.json").is_file():
+            raise InvalidConfig(f"--init {self.init}: no model there (config.json missing)")
         if self.shape not in SHAPES:
             raise InvalidConfig(f"unknown shape {self.shape!r}; choose one of {sorted(SHAPES)}")
 
@@ -225,6 +236,9 @@ def pretrain(args: PretrainArgs, resume: bool = False) -> dict[str, Any]:
         raise InvalidConfig(f"--resume: no checkpoint in {out}")
     if resume:
         model, tokenizer, state, opt_state = _load_checkpoint(ckpt)
+    elif args.init is not None:
+        model, tokenizer = _load_init(Path(args.init))
+        state, opt_state = _State(), None
     else:
         tokenizer = build_base_tokenizer()
         model, state, opt_state = new_base_model(tokenizer, args.shape, args.seed), _State(), None
@@ -233,7 +247,7 @@ def pretrain(args: PretrainArgs, resume: bool = False) -> dict[str, Any]:
                             fused=device.type == "cuda")
     if opt_state is not None:
         opt.load_state_dict(opt_state)
-    valid = make_batch(tokenizer, VALID_SEED, 0, 8, args.seq_len).to(device)
+    valid = make_batch(tokenizer, VALID_SEED, 0, 8, args.seq_len, args.corpus_version).to(device)
     state.interrupted = False
     previous = _stop_on_sigterm()
     try:
@@ -353,6 +367,19 @@ def _load_checkpoint(path: Path) -> tuple[Any, Any, _State, dict]:
     return model, AutoTokenizer.from_pretrained(path), _State(**saved["state"]), saved["optimizer"]
 
 
+def _load_init(path: Path) -> tuple[Any, Any]:
+    """A model to continue from, in fp32, with its own tokenizer: its vocabulary must be the
+    base tokenizer's, or the corpus would be read with ids the embeddings never learned."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from envgym.errors import InvalidConfig
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    if tokenizer.get_vocab() != build_base_tokenizer().get_vocab():
+        raise InvalidConfig(f"--init {path}: its tokenizer is not the base tokenizer "
+                            f"(version {TOKENIZER_VERSION}); continue only from a base model")
+    return AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32), tokenizer
+
+
 def _export(dest: Path, model: Any, tokenizer: Any) -> None:
     """The final model in bf16 (half the bytes to ship; the learner loads it back as fp32),
     swapped in atomically like a checkpoint."""
@@ -380,7 +407,8 @@ def _report(args: PretrainArgs, model: Any, state: _State, device: torch.device
     flops_per_token = 6 * n_params + 12 * cfg.num_hidden_layers * cfg.hidden_size * args.seq_len
     report: dict[str, Any] = {
         "parameters": n_params, "shape": args.shape, "vocab": cfg.vocab_size,
-        "corpus_version": CORPUS_VERSION, "tokenizer_version": TOKENIZER_VERSION,
+        "corpus_version": args.corpus_version, "tokenizer_version": TOKENIZER_VERSION,
+        "init": args.init,
         "steps": state.step, "tokens": state.tokens, "seconds": round(state.elapsed, 1),
         "tokens_per_s": round(rate, 1), "interrupted": state.interrupted,
         "loss_final": state.curve[-1]["loss"] if state.curve else None,

@@ -69,12 +69,18 @@ def base_model(
     workers: Annotated[int, typer.Option(min=0, help="corpus worker processes")] = 0,
     checkpoint_minutes: Annotated[float, typer.Option(
         min=0.01, help="minutes between checkpoints")] = 2.0,
+    corpus_version: Annotated[Optional[int], typer.Option(
+        help="base corpus version (default: the newest; 1 reproduces the shipped weights)")] = None,
+    init: Annotated[Optional[Path], typer.Option(
+        help="continue pretraining from this model's weights (e.g. the shipped base)")] = None,
 ) -> None:
     """Pretrain the offline base model on the generic-skills corpus (Ctrl-C checkpoints)."""
     from envgym.agents.base_model import PretrainArgs, pretrain
     args = PretrainArgs(out=str(out), device=device, steps=steps, minutes=minutes, seed=seed,
                         shape=shape, batch_size=batch_size, seq_len=seq_len, lr=lr,
-                        workers=workers, checkpoint_minutes=checkpoint_minutes)
+                        workers=workers, checkpoint_minutes=checkpoint_minutes,
+                        init=str(init) if init else None,
+                        **({"corpus_version": corpus_version} if corpus_version else {}))
     report = pretrain(args, resume=resume)
     typer.echo(f"{out / 'model'}: {report['parameters'] / 1e6:.2f}M parameters, "
                f"{report['tokens']:,} tokens in {report['seconds']:.0f} s "
