@@ -134,7 +134,10 @@ def higher_stretch(rng: random.Random) -> Item:
 
 
 def count_bumps(rng: random.Random) -> Item:
-    """How many upward bumps the shown readings contain (1 to 4), as a lettered count."""
+    """How many upward bumps the shown readings contain (1 to 4), as a lettered count.
+
+    Counting events means finding every reading that stands out, not only the largest one,
+    and holding the tally across two rows of readings."""
     n = rng.choice([256, 512])
     signal, k = _signal(rng, n), rng.randint(1, 4)
     slots = rng.sample(range(8), k)
@@ -148,7 +151,10 @@ def count_bumps(rng: random.Random) -> Item:
 
 
 def first_event(rng: random.Random) -> Item:
-    """Of one upward bump and one downward dip, which comes first along the row."""
+    """Of one upward bump and one downward dip, which comes first along the row.
+
+    Two events of opposite sign, possibly in two stretches shown out of order of position:
+    the answer needs each event's index, then a comparison of the two."""
     n = rng.choice([256, 512, 1024])
     signal = _signal(rng, n)
     p, q = sorted(rng.sample(range(16, n - 16), 2))

@@ -10,7 +10,13 @@ Each probe draws fresh problems from `random.Random(f"probe:{name}:{i}")`, a str
 * `copy_exact` — the greedy `<answer>` to a question about a passage is the passage's span.
 * `tag_valid` — the greedy reply is well formed: optional `<think>…</think>`, then exactly one
   closed `<answer>…</answer>` or one call of the tag the system message named.
-* `nats_per_char` — validation loss per character (comparable across tokenizers).
+* `bump_choice`, `higher_choice`, `count_choice` — list-level reading (corpus version 2's
+  `bump_window`, `higher_stretch`, `count_bumps`): forced choice of the option letter after
+  `<answer>`, right against the generator's letter; chance 0.25, 0.5 and 0.25. A model
+  trained on version 1 meets these problems for the first time, so they measure whether its
+  number skills compose into reading a row of pooled readings.
+* `nats_per_char` — validation loss per character on corpus version 1 (comparable across
+  tokenizers, and across models trained on either version).
 """
 
 from __future__ import annotations
@@ -97,6 +103,35 @@ def _well_formed(text: str, tag: str) -> bool:
                 or re.fullmatch(rf"<{tag}>\[\d+, \d+\]</{tag}>", body))
 
 
+@torch.no_grad()
+def _letter_choice(model: Any, tok: Any, prompt: str, letters: list[str]) -> str:
+    """The letter whose `<answer>L</answer>` the model finds likeliest after `prompt`. Scored
+    from where the variants' token ids part: the letter may merge with the tag's '>'."""
+    variants = [tok(f"{prompt}<answer>{x}</answer>", add_special_tokens=False)["input_ids"]
+                for x in letters]
+    start = 0
+    while all(len(v) > start for v in variants) and len({v[start] for v in variants}) == 1:
+        start += 1
+    scores = []
+    for ids in variants:
+        logp = model(input_ids=torch.tensor([ids])).logits[0, :-1].log_softmax(-1)
+        scores.append(float(sum(logp[i - 1, ids[i]] for i in range(start, len(ids)))))
+    return letters[max(range(len(letters)), key=scores.__getitem__)]
+
+
+def _list_choice(model: Any, tok: Any, name: str, n: int) -> float:
+    """Forced-choice accuracy on `n` fresh problems of list skill `name` (module docstring)."""
+    from envgym.agents.base_corpus_lists import LIST_ITEMS
+
+    right = 0
+    for i in range(n):
+        user, options, letter, _ = LIST_ITEMS[name][1](random.Random(f"probe:{name}:{i}"))
+        letters = re.findall(r"^([A-D])\)", options, re.M)
+        prompt = _prompt("Answer the question. Think briefly first.", f"{user}\n{options}")
+        right += _letter_choice(model, tok, prompt, letters) == letter
+    return right / n
+
+
 def _nats_per_char(model: Any, tok: Any, docs: list[str]) -> float:
     total, chars = 0.0, 0
     for d in docs:
@@ -128,7 +163,10 @@ def probe_model(model: Any, tok: Any, n: int = 50) -> dict[str, float]:
         "compare_greedy": sum(_answer(g) == r for g, (_, r, _) in zip(greedy, cmp)) / n,
         "copy_exact": sum(_answer(g) == v for g, (_, v) in zip(copied, copies)) / n,
         "tag_valid": sum(_well_formed(g, t) for g, (_, _, t) in zip(tagged, tags)) / n,
-        "nats_per_char": round(_nats_per_char(model, tok, [document(VALID_SEED, i)
+        "bump_choice": _list_choice(model, tok, "bump_window", n),
+        "higher_choice": _list_choice(model, tok, "higher_stretch", n),
+        "count_choice": _list_choice(model, tok, "count_bumps", n),
+        "nats_per_char": round(_nats_per_char(model, tok, [document(VALID_SEED, i, 1)
                                                            for i in range(n)]), 4),
         "examples": {"compare": greedy[0], "copy": copied[0], "tag": tagged[0]},
     }

@@ -41,16 +41,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=50, help="problems per probe")
     ap.add_argument("--base", type=Path, default=None, help="base model dir (default: shipped)")
+    ap.add_argument("--also", type=Path, action="append", default=[],
+                    help="another model dir to probe beside them (e.g. a continued base)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     tiny = build_tiny_model(Path(tempfile.mkdtemp(prefix="tiny.")), hidden_size=96, layers=2)
     rows = [_run("base", args.base or shipped_base_model(), args.n), _run("tiny", tiny, args.n)]
-    for row in rows:
+    for row in rows + [_run(str(path), path, args.n) for path in args.also]:
         print(json.dumps(row))
-    keys = ["compare_choice", "compare_greedy", "copy_exact", "tag_valid", "nats_per_char"]
+    keys = ["compare_choice", "compare_greedy", "copy_exact", "tag_valid", "bump_choice",
+            "higher_choice", "count_choice", "nats_per_char"]
     print(json.dumps({"bench": "base_model_vs_tiny",
                       **{k: {"base": rows[0][k], "tiny": rows[1][k]} for k in keys},
-                      "chance": {"compare_choice": 0.5}}))
+                      "chance": {"compare_choice": 0.5, "bump_choice": 0.25,
+                                 "higher_choice": 0.5, "count_choice": 0.25}}))
 
 
 if __name__ == "__main__":

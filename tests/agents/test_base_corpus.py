@@ -4,14 +4,16 @@ import re
 
 import pytest
 
-from envgym.agents.base_corpus import SKILLS, document, documents
+from envgym.agents.base_corpus import CORPUS_VERSION, SKILLS, document, documents, skills
+from envgym.agents.base_corpus_lists import LIST_ITEMS
 
 N_DOCS = 6000  # the tokenizer's 3,000 documents and as many again of the training stream
 
 
-@pytest.fixture(scope="module")
-def corpus() -> list[str]:
-    return list(documents(0, 0, N_DOCS))
+@pytest.fixture(scope="module", params=[1, CORPUS_VERSION])
+def corpus(request) -> list[str]:
+    """The shipped weights' corpus (version 1) and the newest: every guard holds for both."""
+    return list(documents(0, 0, N_DOCS, version=request.param))
 
 
 def test_documents_are_a_pure_function_of_seed_and_index():
@@ -26,6 +28,49 @@ def test_every_skill_is_drawn_and_documented(corpus):
     text = "\n".join(corpus)
     assert "<tool_call>{" in text and "<search> " in text and "<information>" in text
     assert "<|im_start|>assistant\n" in text and "<think>" in text
+
+
+def test_version_1_is_unchanged_by_newer_versions():
+    """The shipped weights name corpus version 1: its text must not move when skills are added
+    (the tokenizer, trained on it, is checked byte for byte in test_base_weights)."""
+    assert set(skills(1)) == set(SKILLS) and set(SKILLS) < set(skills(2))
+    assert document(0, 5, 1) != document(0, 5, 2)
+    assert not any("Which range holds the bump?" in d for d in documents(0, 0, 2000, version=1))
+
+
+def test_every_list_skill_is_drawn_documented_and_right():
+    """Version 2's list skills: each one occurs, says why it exists, and its letter is right
+    by the generator's own evidence (the bump's or change's position lies in the answer's
+    window; the answer's stretch has the higher mean of the readings shown; the count matches)."""
+    import random
+    text = "\n".join(documents(0, 0, 3000, version=2))
+    for question in ("holds the bump", "higher on average", "upward bumps", "comes first",
+                     "spread of the values"):
+        assert question in text or question.replace("holds the bump", "outlier") in text
+    for name, (_, fn) in LIST_ITEMS.items():
+        assert fn.__doc__ and len(fn.__doc__.split()) > 15, name
+        for i in range(200):
+            user, options, letter, think = fn(random.Random(f"test:{name}:{i}"))
+            opts = dict(re.findall(r"^([A-D])\) (.*)$", options, re.M))
+            if name in ("bump_window", "spread_change"):
+                pos = int(re.search(r"near (\d+)", think).group(1))
+                lo, hi = map(int, re.findall(r"\d+", opts[letter]))
+                assert lo <= pos <= hi, (user, options, letter)
+            elif name == "higher_stretch":
+                rows = re.findall(r"\[(\d+), (\d+)\][^\n]*?(?::|\n)\s*((?:-?\d+\.\d+ ?)+)", user)
+                means = {f"[{a}, {b}]": sum(map(float, v.split())) / len(v.split())
+                         for a, b, v in rows}
+                assert opts[letter] == max(means, key=means.get), user
+            elif name == "count_bumps":
+                assert opts[letter] == re.search(r"count (\d)", think).group(1)
+            else:
+                assert ("bump" in think) == (letter == "A")
+
+
+def test_an_unknown_version_is_refused():
+    from envgym.errors import InvalidConfig
+    with pytest.raises(InvalidConfig, match="known: 1, 2"):
+        document(0, 0, 3)
 
 
 def test_answers_in_the_corpus_are_right(corpus):

@@ -122,3 +122,26 @@ def test_bad_arguments_say_what_to_do(tmp_path):
         bm.PretrainArgs(out=str(tmp_path), steps=3, shape="huge")
     with pytest.raises(InvalidConfig, match="no checkpoint"):
         bm.pretrain(_args(tmp_path, "empty"), resume=True)
+
+
+def test_init_continues_from_a_models_weights_on_the_chosen_corpus(tmp_path):
+    """`--init DIR` starts from DIR's weights (continued pretraining), not a fresh model: its
+    first loss is the loss DIR ended on, far below a fresh initialisation's."""
+    bm.pretrain(_args(tmp_path, "first", steps=30, corpus_version=1))
+    fresh = bm.pretrain(_args(tmp_path, "fresh", steps=1, corpus_version=1))
+    cont = bm.pretrain(_args(tmp_path, "cont", steps=1, corpus_version=1,
+                             init=str(tmp_path / "first" / "model")))
+    assert cont["init"] == str(tmp_path / "first" / "model") and cont["corpus_version"] == 1
+    assert cont["loss_curve"][0]["loss"] < fresh["loss_curve"][0]["loss"] - 0.5
+
+
+def test_init_refuses_a_model_with_another_tokenizer(tmp_path):
+    from envgym.agents.tiny import build_tiny_model
+    from envgym.errors import InvalidConfig
+    tiny = build_tiny_model(tmp_path / "tiny", hidden_size=32, layers=1)
+    with pytest.raises(InvalidConfig, match="not the base tokenizer"):
+        bm.pretrain(_args(tmp_path, init=str(tiny)))
+    with pytest.raises(InvalidConfig, match="no model there"):
+        _args(tmp_path, init=str(tmp_path / "nowhere"))
+    with pytest.raises(InvalidConfig, match="unknown base corpus version"):
+        _args(tmp_path, corpus_version=7)

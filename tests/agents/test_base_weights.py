@@ -45,3 +45,27 @@ def test_policy_base_resolves_to_the_shipped_model(tmp_path):
     ids = tokenizer.apply_chat_template([{"role": "user", "content": "Which is larger: 3 or 7?"}],
                                         add_generation_prompt=True)
     assert tokenizer.decode(ids).endswith("<|im_start|>assistant\n")
+
+
+def test_letter_probe_scores_the_letter_even_where_it_merges_with_the_tag():
+    """The base tokenizer may write '>C' as one token; the forced choice must score from where
+    the four answers' ids part, or every letter ties and the probe reads 'A' whatever the
+    model prefers. A stub model that favours only C's parting token must get C."""
+    from transformers import AutoTokenizer
+
+    from envgym.agents.base_probes import _letter_choice
+
+    tok = AutoTokenizer.from_pretrained(shipped_base_model())
+    prompt = "<|im_start|>user\nWhich?<|im_end|>\n<|im_start|>assistant\n"
+    ids = [tok(f"{prompt}<answer>{x}</answer>", add_special_tokens=False)["input_ids"]
+           for x in "ABCD"]
+    start = next(i for i in range(len(ids[0])) if len({v[i] for v in ids}) > 1)
+    favoured = ids[2][start]
+
+    class Stub:
+        def __call__(self, input_ids):
+            logits = torch.zeros(1, input_ids.shape[1], len(tok))
+            logits[..., favoured] = 10.0
+            return type("Out", (), {"logits": logits})()
+
+    assert _letter_choice(Stub(), tok, prompt, list("ABCD")) == "C"
