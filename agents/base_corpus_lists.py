@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-__all__ = ["LIST_ITEMS", "LIST_SKILLS", "Item"]
+__all__ = ["LIST_ITEMS", "LIST_SKILLS", "Item", "as_question"]
 
 _LETTERS = "ABCD"
 _THINKS = ["Read the readings.", "Find the one that stands out.", "Compare the stretches.",
@@ -77,18 +77,42 @@ def _shown(rng: random.Random, n: int, must: list[int]) -> list[tuple[int, int]]
     return out
 
 
-Item = tuple[str, str, str, str]
-"""(the user's text, the lettered options, the right letter, a think that names the evidence)."""
+Shown = list[tuple[int, int, str]]
+Item = tuple[Shown, str, str, str, str]
+"""(the stretches shown as (start, end, readout), the question, the lettered options, the right
+letter, a think that names the evidence)."""
+
+
+def as_question(item: Item) -> str:
+    """The item as one user message: the readouts, the question, the options."""
+    shown, question, options, _, _ = item
+    return "\n".join([*(text for _, _, text in shown), question, options])
 
 
 def _doc(item_fn: Callable[[random.Random], Item]) -> Callable[[random.Random], str]:
-    """A corpus generator from an item generator: the item as one ChatML question and answer.
+    """A corpus generator from an item generator, in one of two frames: the whole item as one
+    question (`_qa`), or a tool dialogue, where the user asks, the assistant calls a tool on
+    each stretch (a tag named by the system message, drawn from the corpus's tool names), the
+    tool answers with the readout and the assistant answers with the letter: the shape of a
+    multi-turn episode, so reading is learned where the readings arrive as tool replies.
     The probes (`base_probes`) draw the same items from their own stream, without the answer."""
     def generate(rng: random.Random) -> str:
-        from envgym.agents.base_corpus import _qa
-        user, options, letter, think = item_fn(rng)
-        return _qa(rng, f"{user}\n{options}", letter,
-                   think if rng.random() < 0.5 else rng.choice(_THINKS))
+        from envgym.agents.base_corpus import _TAGS, _qa, chatml
+        item = item_fn(rng)
+        shown, question, options, letter, think = item
+        think = think if rng.random() < 0.5 else rng.choice(_THINKS)
+        if rng.random() < 0.5:
+            return _qa(rng, as_question(item), letter, think)
+        tag = rng.choice(_TAGS)
+        system = (f"Inspect a stretch with <{tag}>[START, END]</{tag}>; answer with "
+                  "<answer>LETTER</answer>.")
+        header = rng.choice(["", "Options:\n"])
+        turns = [("user", f"{question}\n{header}{options}")]
+        for lo, hi, text in shown:
+            turns += [("assistant", f"<think>{rng.choice(_THINKS)}</think><{tag}>[{lo}, {hi}]</{tag}>"),
+                      ("tool", text)]
+        turns.append(("assistant", f"<think>{think}</think><answer>{letter}</answer>"))
+        return chatml(system, turns)
     generate.__doc__, generate.__name__ = item_fn.__doc__, item_fn.__name__
     return generate
 
@@ -104,11 +128,11 @@ def bump_window(rng: random.Random) -> Item:
     w = rng.randrange(8)
     pos = windows[w][0] + rng.randint(4, windows[w][1] - windows[w][0] - 6)
     _bump(signal, pos, rng.choice([-1, 1]) * rng.uniform(5, 7))
-    context = "\n".join(_readout(rng, signal, a, b) for a, b in _shown(rng, n, [pos]))
+    shown = [(a, b, _readout(rng, signal, a, b)) for a, b in _shown(rng, n, [pos])]
     options, letter = _options(rng, windows, w)
     q = rng.choice(["Which range holds the bump?", "Where is the short outlier?",
                     "One short burst stands out. In which range is it?"])
-    return f"{context}\n{q}", options, letter, f"The burst is near {pos}."
+    return shown, q, options, letter, f"The burst is near {pos}."
 
 
 def higher_stretch(rng: random.Random) -> Item:
@@ -127,10 +151,10 @@ def higher_stretch(rng: random.Random) -> Item:
     gap = mean(lo_s) - mean(hi_s) + rng.uniform(0.8, 1.2)
     for t in range(hi_s[0], hi_s[1] + 1):
         signal[t] += gap
-    context = "\n".join(_readout(rng, signal, s, e) for s, e in (first, second))
+    shown = [(s, e, _readout(rng, signal, s, e)) for s, e in (first, second)]
     options = f"A) [{first[0]}, {first[1]}]\nB) [{second[0]}, {second[1]}]"
     q = rng.choice(["Which stretch sits higher on average?", "Which range has the higher level?"])
-    return f"{context}\n{q}", options, "AB"[hi], f"[{hi_s[0]}, {hi_s[1]}] is higher."
+    return shown, q, options, "AB"[hi], f"[{hi_s[0]}, {hi_s[1]}] is higher."
 
 
 def count_bumps(rng: random.Random) -> Item:
@@ -144,10 +168,10 @@ def count_bumps(rng: random.Random) -> Item:
     for s in slots:
         _bump(signal, s * n // 8 + rng.randint(8, n // 8 - 8), rng.uniform(5, 7))
     half = n // 2
-    context = "\n".join(_readout(rng, signal, a, a + half - 1, 16) for a in (0, half))
+    shown = [(a, a + half - 1, _readout(rng, signal, a, a + half - 1, 16)) for a in (0, half)]
     options = "\n".join(f"{_LETTERS[i]}) {i + 1}" for i in range(4))
     q = rng.choice(["How many upward bumps are there?", "Count the short upward bursts."])
-    return f"{context}\n{q}", options, _LETTERS[k - 1], f"I count {k}."
+    return shown, q, options, _LETTERS[k - 1], f"I count {k}."
 
 
 def first_event(rng: random.Random) -> Item:
@@ -163,10 +187,10 @@ def first_event(rng: random.Random) -> Item:
     up_first = rng.random() < 0.5
     _bump(signal, p, rng.uniform(5, 7) * (1 if up_first else -1))
     _bump(signal, q, rng.uniform(5, 7) * (-1 if up_first else 1))
-    context = "\n".join(_readout(rng, signal, a, b) for a, b in sorted(_shown(rng, n, [p, q])))
+    shown = [(a, b, _readout(rng, signal, a, b)) for a, b in sorted(_shown(rng, n, [p, q]))]
     options = "A) the bump up\nB) the dip down"
     first = "the bump" if up_first else "the dip"
-    return f"{context}\nWhich comes first?", options, "A" if up_first else "B", \
+    return shown, "Which comes first?", options, "A" if up_first else "B", \
         f"{first.capitalize()} is at {p}."
 
 
@@ -183,9 +207,9 @@ def spread_change(rng: random.Random) -> Item:
     signal = [rng.gauss(0, before if t < c else after) for t in range(n)]
     step = rng.choice([1, 2])
     lo = max(0, min(n - 16 * step, c - 8 * step))
-    context = _readout(rng, signal, lo, lo + 16 * step - 1, 16)
+    shown = [(lo, lo + 16 * step - 1, _readout(rng, signal, lo, lo + 16 * step - 1, 16))]
     options, letter = _options(rng, windows, w)
-    return (f"{context}\nWhere does the spread of the values change?", options, letter,
+    return (shown, "Where does the spread of the values change?", options, letter,
             f"The swings change near {c}.")
 
 

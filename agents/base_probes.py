@@ -121,13 +121,13 @@ def _letter_choice(model: Any, tok: Any, prompt: str, letters: list[str]) -> str
 
 def _list_choice(model: Any, tok: Any, name: str, n: int) -> float:
     """Forced-choice accuracy on `n` fresh problems of list skill `name` (module docstring)."""
-    from envgym.agents.base_corpus_lists import LIST_ITEMS
+    from envgym.agents.base_corpus_lists import LIST_ITEMS, as_question
 
     right = 0
     for i in range(n):
-        user, options, letter, _ = LIST_ITEMS[name][1](random.Random(f"probe:{name}:{i}"))
-        letters = re.findall(r"^([A-D])\)", options, re.M)
-        prompt = _prompt("Answer the question. Think briefly first.", f"{user}\n{options}")
+        item = LIST_ITEMS[name][1](random.Random(f"probe:{name}:{i}"))
+        letter, letters = item[3], re.findall(r"^([A-D])\)", item[2], re.M)
+        prompt = _prompt("Answer the question. Think briefly first.", as_question(item))
         right += _letter_choice(model, tok, prompt, letters) == letter
     return right / n
 

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from envgym.agents.base_corpus import CORPUS_VERSION, SKILLS, document, documents, skills
-from envgym.agents.base_corpus_lists import LIST_ITEMS
+from envgym.agents.base_corpus_lists import LIST_ITEMS, as_question
 
 N_DOCS = 6000  # the tokenizer's 3,000 documents and as many again of the training stream
 
@@ -47,10 +47,12 @@ def test_every_list_skill_is_drawn_documented_and_right():
     for question in ("holds the bump", "higher on average", "upward bumps", "comes first",
                      "spread of the values"):
         assert question in text or question.replace("holds the bump", "outlier") in text
+    assert "<|im_start|>tool\nsegment [" in text  # the tool-dialogue frame occurs
     for name, (_, fn) in LIST_ITEMS.items():
         assert fn.__doc__ and len(fn.__doc__.split()) > 15, name
         for i in range(200):
-            user, options, letter, think = fn(random.Random(f"test:{name}:{i}"))
+            item = fn(random.Random(f"test:{name}:{i}"))
+            user, (_, _, options, letter, think) = as_question(item), item
             opts = dict(re.findall(r"^([A-D])\) (.*)$", options, re.M))
             if name in ("bump_window", "spread_change"):
                 pos = int(re.search(r"near (\d+)", think).group(1))
