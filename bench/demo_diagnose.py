@@ -12,8 +12,8 @@ to look? Two subcommands, for development seeds only (never the registered 0-19)
 `run` is `envgym demo` with recipe overrides (`--set ppo.kl_coef=0.05`, `--set
 'sft.scripted={"heuristic": 0.5, "random": 0.5}'`: a config section and key, then a JSON value)
 that also writes every training step's rollouts to `OUT/train_rollouts.jsonl` (the trainer
-keeps only evaluation trajectories). `stats` reads that file and prints, per block of ten
-steps: the answer mix, evidence coverage, answered accuracy above chance of covering and of
+keeps only evaluation trajectories) and the SFT model to `OUT/sft_model` (for `read`).
+`stats` reads that file and prints, per block of ten steps: the answer mix, evidence coverage, answered accuracy above chance of covering and of
 non-covering episodes, how many distinct first zooms were sampled, the group z-scored return
 of covering vs non-covering episodes (what the zoom turn's advantage is under gamma-1 turn
 credit, up to the zoom's own cost), and how many groups had one accuracy for all their
@@ -73,7 +73,21 @@ def run(out: Path, seed: int, steps: int, eval_episodes: int, overrides: dict[st
                                     "out": t.outcome, "acts": [u.action for u in t.turns]}) + "\n")
         return got
 
-    demo_mod.demo_config, trainer.sample_step = patched_config, dumping_step
+    import envgym.agents.sft as sft_mod
+    fit = sft_mod.sft
+
+    def saving_sft(model: Any, *args: Any, **kwargs: Any) -> list[float]:
+        """The warm start, then a copy of the SFT model in out/sft_model for `read`."""
+        from transformers import AutoTokenizer
+
+        from envgym.agents.base_model import shipped_base_model
+        losses = fit(model, *args, **kwargs)
+        model.save_pretrained(out / "sft_model")
+        source = overrides.get("model.policy", str(shipped_base_model()))
+        AutoTokenizer.from_pretrained(source).save_pretrained(out / "sft_model")
+        return losses
+
+    demo_mod.demo_config, trainer.sample_step, sft_mod.sft = patched_config, dumping_step, saving_sft
     out.mkdir(parents=True, exist_ok=True)
     dump.unlink(missing_ok=True)
     demo_mod.demo(out, steps=steps, eval_episodes=eval_episodes, seed=seed)
