@@ -273,7 +273,10 @@ SKILLS: dict[str, tuple[float, Callable[[random.Random], str]]] = {
 }
 
 
-def skills(version: int = CORPUS_VERSION) -> dict[str, tuple[float, Callable[[random.Random], str]]]:
+Skill = tuple[float, Callable[[random.Random], str]]  # (weight, generator)
+
+
+def skills(version: int = CORPUS_VERSION) -> dict[str, Skill]:
     """The skills (weight, generator) of corpus `version`."""
     if version == 1:
         return SKILLS

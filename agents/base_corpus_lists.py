@@ -109,7 +109,8 @@ def _doc(item_fn: Callable[[random.Random], Item]) -> Callable[[random.Random], 
         header = rng.choice(["", "Options:\n"])
         turns = [("user", f"{question}\n{header}{options}")]
         for lo, hi, text in shown:
-            turns += [("assistant", f"<think>{rng.choice(_THINKS)}</think><{tag}>[{lo}, {hi}]</{tag}>"),
+            call = f"<think>{rng.choice(_THINKS)}</think><{tag}>[{lo}, {hi}]</{tag}>"
+            turns += [("assistant", call),
                       ("tool", text)]
         turns.append(("assistant", f"<think>{think}</think><answer>{letter}</answer>"))
         return chatml(system, turns)

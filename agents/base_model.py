@@ -11,13 +11,13 @@ shipped base on a newer corpus version); `--corpus-version` picks the corpus.
 **Tokenizer.** Byte-level BPE (any Unicode string round-trips) trained on a fixed, versioned
 text set: the tiny model's built-in text plus the first `TOKENIZER_DOCS` documents of corpus
 version 1, seed 0 (pinned: a new corpus version trains on the same tokenizer, so a model
-continued from the shipped one keeps its vocabulary). Nothing from the environment registry enters it, so
-installing a plugin never changes it. Every digit string of one to three digits ("7", "07",
-"512") is a token of its own, and longer runs split greedily into such chunks. Why: with one
-token per digit, ordering two 3-digit numbers needs attention to line up three digit pairs,
-which the tiny model never learned; with whole-number tokens a comparison is a lookup between
-two learned embeddings, the environments' indices (0-1023) and decimals ("6.36" -> 6 . 36)
-are two or three tokens, and the zero-padded forms keep fractions like ".05" one token.
+continued from the shipped one keeps its vocabulary). Nothing from the environment registry
+enters it, so installing a plugin never changes it. Every digit string of one to three digits
+("7", "07", "512") is a token of its own, and longer runs split greedily into such chunks. Why:
+with one token per digit, ordering two 3-digit numbers needs attention to line up three digit
+pairs, which the tiny model never learned; with whole-number tokens a comparison is a lookup
+between two learned embeddings, the environments' indices (0-1023) and decimals ("6.36" -> 6 .
+36) are two or three tokens, and the zero-padded forms keep fractions like ".05" one token.
 
 **Reports.** `DIR/report.json` (rewritten atomically at every checkpoint) holds the loss
 curve, validation loss, tokens/s, model FLOPs utilisation on CUDA (6 N per token plus

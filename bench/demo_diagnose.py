@@ -13,12 +13,13 @@ to look? Two subcommands, for development seeds only (never the registered 0-19)
 'sft.scripted={"heuristic": 0.5, "random": 0.5}'`: a config section and key, then a JSON value)
 that also writes every training step's rollouts to `OUT/train_rollouts.jsonl` (the trainer
 keeps only evaluation trajectories) and the SFT model to `OUT/sft_model` (for `read`).
-`stats` reads that file and prints, per block of ten steps: the answer mix, evidence coverage, answered accuracy above chance of covering and of
-non-covering episodes, how many distinct first zooms were sampled, the group z-scored return
-of covering vs non-covering episodes (what the zoom turn's advantage is under gamma-1 turn
-credit, up to the zoom's own cost), and how many groups had one accuracy for all their
-rollouts yet a non-zero spread of return: there the z-score turns cost differences of
-thousandths into unit advantages. `scripted` scores the scripted policies (oracle, the honest
+`stats` reads that file and prints, per block of ten steps: the answer mix, evidence coverage,
+answered accuracy above chance of covering and of non-covering episodes, how many distinct first
+zooms were sampled, the group z-scored return of covering vs non-covering episodes (what the zoom
+turn's advantage is under gamma-1 turn credit, up to the zoom's own cost), and how many groups had
+one accuracy for all their rollouts yet a non-zero spread of return: there the z-score turns cost
+differences of thousandths into unit advantages.
+`scripted` scores the scripted policies (oracle, the honest
 question-guided heuristic, random) on the demo's environment settings over development task
 seeds 2,000,000+: answered accuracy above chance and evidence coverage per task type.
 `read` asks whether a model *reads*, with the zooms taken out of its hands: the honest
@@ -87,7 +88,8 @@ def run(out: Path, seed: int, steps: int, eval_episodes: int, overrides: dict[st
         AutoTokenizer.from_pretrained(source).save_pretrained(out / "sft_model")
         return losses
 
-    demo_mod.demo_config, trainer.sample_step, sft_mod.sft = patched_config, dumping_step, saving_sft
+    demo_mod.demo_config, trainer.sample_step = patched_config, dumping_step
+    sft_mod.sft = saving_sft
     out.mkdir(parents=True, exist_ok=True)
     dump.unlink(missing_ok=True)
     demo_mod.demo(out, steps=steps, eval_episodes=eval_episodes, seed=seed)
