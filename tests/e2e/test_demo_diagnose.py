@@ -113,3 +113,21 @@ def test_letter_loss_trains_the_answer_token_only():
     opt.step()
     with torch.no_grad():
         assert float(demo_diagnose._letter_loss(model, rows)) < before
+
+
+def test_run_keeps_the_warm_start_for_read(tmp_path):
+    """`run` saves the SFT model before RL moves it: a loadable model with the base's
+    tokenizer, whose weights are the fine-tuned ones (not the shipped base's), and the
+    rollouts of every training step."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from envgym.agents.base_model import shipped_base_model
+
+    demo_diagnose.run(tmp_path, 100, 1, 4, {"sft.episodes": 8, "sft.epochs": 1})
+    warm = AutoModelForCausalLM.from_pretrained(tmp_path / "sft_model", dtype=torch.float32)
+    base = AutoModelForCausalLM.from_pretrained(shipped_base_model(), dtype=torch.float32)
+    moved = [not torch.equal(a, b.float()) for a, b in zip(warm.parameters(), base.parameters())]
+    assert any(moved)
+    assert len(AutoTokenizer.from_pretrained(tmp_path / "sft_model")) == warm.config.vocab_size
+    assert (tmp_path / "train_rollouts.jsonl").read_text().count('"step": 1') >= 8
