@@ -8,14 +8,17 @@
 #   OUT=DIR [DEVICE=cuda] [MINUTES=2.75] [SHAPES=small,base] [BATCH=256] [SEQ=512] [WORKERS=12]
 #   [SEED=0] [CORPUS=2] [INIT=MODEL_DIR] bench/gpu_base_model.sh
 # CORPUS=1 reproduces the shipped weights of 2026-12-04; INIT continues from a model's weights
-# (continued pretraining) instead of a fresh initialisation.
+# (continued pretraining) instead of a fresh initialisation. PROBE=1 (the default) then scores
+# each model before any RL, in the same call: the skill probes against the shipped base and the
+# tiny model (bench/base_model.py, list probes included) and the forced-choice reading of the
+# demo's development tasks (bench/demo_diagnose.py read), into $OUT/SHAPE/{probes,read}.jsonl.
 # CPU check:
 #   OUT=/tmp/o DEVICE=cpu MINUTES=0.2 BATCH=8 SEQ=128 WORKERS=0 bench/gpu_base_model.sh
 set -euo pipefail
 : "${OUT:?set OUT to the results folder}"
 DEVICE=${DEVICE:-cuda}; MINUTES=${MINUTES:-2.75}; PY=${PYTHON:-python3}; SHAPES=${SHAPES:-small,base}
 BATCH=${BATCH:-256}; SEQ=${SEQ:-512}; WORKERS=${WORKERS:-12}; SEED=${SEED:-0}
-CORPUS=${CORPUS:-2}; INIT=${INIT:-}
+CORPUS=${CORPUS:-2}; INIT=${INIT:-}; PROBE=${PROBE:-1}; HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-$(mktemp -d /tmp/envgym-base.XXXXXX)}
 mkdir -p "$OUT"
 export TOKENIZERS_PARALLELISM=false  # the corpus workers are processes; no nested thread pools
@@ -74,3 +77,15 @@ for shape in sys.argv[2].split(","):
                  "seconds": r.get("seconds"), "device": r.get("device")})
 print(json.dumps({"bench": "gpu_base_model", "runs": rows}))
 PY
+if [ "$PROBE" = 1 ]; then  # one CPU thread each, the shapes side by side, bounded in time
+  for shape in ${SHAPES//,/ }; do
+    model="$OUT/$shape/model"; [ -d "$model" ] || model="$OUT/$shape/checkpoint_model"
+    [ -d "$model" ] || continue
+    ( OMP_NUM_THREADS=1 timeout 300 "$PY" "$HERE/base_model.py" --n 60 --also "$model" \
+        > "$OUT/$shape/probes.jsonl" 2>> "$OUT/$shape/probe.log"
+      OMP_NUM_THREADS=1 timeout 200 "$PY" "$HERE/demo_diagnose.py" read "$model" --n 300 \
+        > "$OUT/$shape/read.jsonl" 2>> "$OUT/$shape/probe.log" ) &
+  done
+  wait
+  tail -n 2 "$OUT"/*/probes.jsonl "$OUT"/*/read.jsonl 2>/dev/null || true
+fi
