@@ -29,7 +29,7 @@ import torch
 
 from envgym.agents.base_corpus import _facts, _numbers, chatml
 
-__all__ = ["probe_model"]
+__all__ = ["common_prefix", "probe_model"]
 
 
 def _prompt(system: str, user: str) -> str:
@@ -103,16 +103,21 @@ def _well_formed(text: str, tag: str) -> bool:
                 or re.fullmatch(rf"<{tag}>\[\d+, \d+\]</{tag}>", body))
 
 
+def common_prefix(seqs: list[list[int]]) -> int:
+    """How many leading ids all of `seqs` share."""
+    n = 0
+    while all(len(q) > n for q in seqs) and len({q[n] for q in seqs}) == 1:
+        n += 1
+    return n
+
+
 @torch.no_grad()
 def _letter_choice(model: Any, tok: Any, prompt: str, letters: list[str]) -> str:
     """The letter whose `<answer>L</answer>` the model finds likeliest after `prompt`. Scored
     from where the variants' token ids part: the letter may merge with the tag's '>'."""
     variants = [tok(f"{prompt}<answer>{x}</answer>", add_special_tokens=False)["input_ids"]
                 for x in letters]
-    start = 0
-    while all(len(v) > start for v in variants) and len({v[start] for v in variants}) == 1:
-        start += 1
-    scores = []
+    start, scores = common_prefix(variants), []
     for ids in variants:
         logp = model(input_ids=torch.tensor([ids])).logits[0, :-1].log_softmax(-1)
         scores.append(float(sum(logp[i - 1, ids[i]] for i in range(start, len(ids)))))

@@ -199,21 +199,14 @@ def _heuristic_prefixes(n: int, seed0: int = DEV_TASKS) -> list[Case]:
     return out
 
 
-def _common_prefix(seqs: list[list[int]]) -> int:
-    """How many leading ids all of `seqs` share."""
-    n = 0
-    while all(len(q) > n for q in seqs) and len({q[n] for q in seqs}) == 1:
-        n += 1
-    return n
-
-
 def _letter_variants(tok: Any, messages: list[dict[str, Any]],
                      letters: list[str]) -> tuple[list[list[int]], int]:
     """The ids of the answer turn with each letter, and where they part: the letter merges
     with the tag's '>' ('>A'), so the part they share ends one token before the head does."""
     head = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     variants = [tok(head + ANSWER_HEAD + letter + "</answer>").input_ids for letter in letters]
-    return variants, _common_prefix(variants)
+    from envgym.agents.base_probes import common_prefix
+    return variants, common_prefix(variants)
 
 
 def read_one(model_dir: str, cases: list[Case]) -> dict[str, Any]:

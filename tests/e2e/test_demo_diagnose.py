@@ -12,6 +12,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import demo_diagnose  # noqa: E402
 
+from envgym.agents.base_probes import common_prefix  # noqa: E402
+
 
 def _row(step, seed, reward, coverage, answer="A", score=0.0, zoom="[1, 2]"):
     return {"step": step, "seed": seed, "R": reward,
@@ -79,7 +81,7 @@ def test_read_scores_the_letter_token_itself():
     tok = AutoTokenizer.from_pretrained(str(shipped_base_model()))
     head = "<|im_start|>assistant\n<think>x</think><answer>"
     variants = [tok(head + letter + "</answer>").input_ids for letter in "ABCD"]
-    start = demo_diagnose._common_prefix(variants)
+    start = common_prefix(variants)
     assert len({v[start] for v in variants}) == 4
     assert start < len(tok(head).input_ids)  # the head's last token is not shared with a letter
 
@@ -100,7 +102,7 @@ def test_letter_loss_trains_the_answer_token_only():
     for letter, extra in (("C", ""), ("D", " and more words before it")):
         variants = [tok("<|im_start|>user\nq" + extra + "<|im_end|>\n" + head + x + "</answer>")
                     .input_ids for x in "ABCD"]
-        start = demo_diagnose._common_prefix(variants)
+        start = common_prefix(variants)
         gold = variants["ABCD".index(letter)]
         rows.append((gold[:start], gold[start]))
     with torch.no_grad():  # right-padding the short row changes nothing: the batch's loss is
