@@ -310,6 +310,9 @@ class SFTConfig(_Strict):
     """SFT learning rate."""
     only_successful: bool = False
     """Train only on demonstrations whose episode succeeded."""
+    final_turn_weight: float = Field(1.0, gt=0)
+    """Loss weight of each token of the action that ended an episode (the answer) in the
+    token mean; above 1, the answer is learned rather than drowned by the tool turns."""
 
 
 class LogConfig(_Strict):

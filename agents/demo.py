@@ -143,7 +143,7 @@ def demo(out: Path = Path("demo_out"), *, steps: int = 60, eval_episodes: int = 
 
     sft_losses = sft(model, demos, epochs=cfg.sft.epochs, batch_size=cfg.sft.batch_size,  # 2
                      lr=cfg.sft.lr, seed=cfg.seed, pad_id=tokenizer.pad_token_id or 0,
-                     log=log_epoch)
+                     log=log_epoch, final_turn_weight=cfg.sft.final_turn_weight)
     t_sft = time.perf_counter() - t0
     _phase(t0, f"3/5 held-out evaluation of the SFT model ({cfg.rollout.eval_episodes} tasks)")
     greedy = cfg.model_copy(update={"rollout": cfg.rollout.model_copy(

@@ -16,6 +16,7 @@ loss mask); and each minibatch is cut to its own longest row instead of the data
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ from envgym.errors import InvalidConfig
 from envgym.trajectory import Trajectory, Turn, read_trajectories, write_trajectories
 
 __all__ = ["action_nll", "multi_agent_demonstrations", "noisy_demonstrations", "run_sft", "sft",
-           "sft_settings", "tokenize_trajectories", "warm_start"]
+           "sft_settings", "tokenize_trajectories", "warm_start", "weight_final_turns"]
 
 KEY_FILE = "envgym_sft_settings.json"
 """Beside the SFT model: the settings it was trained with, so a changed `[sft]` rebuilds it."""
@@ -121,10 +122,17 @@ def tokenize_trajectories(trajs: list[Trajectory], chat: Any) -> list[Trajectory
 
 
 def sft(model: Any, trajs: list[Trajectory], *, epochs: int, batch_size: int, lr: float,
-        seed: int = 0, pad_id: int = 0, log: Any = None) -> list[float]:
-    """Token-mean NLL on action tokens; returns the mean loss of each epoch."""
+        seed: int = 0, pad_id: int = 0, log: Any = None, final_turn_weight: float = 1.0
+        ) -> list[float]:
+    """Token-mean NLL on action tokens; returns the mean loss of each epoch.
+
+    `final_turn_weight`: each token of the action that ended an episode (`terminated`: the
+    answer, not a turn cut off by the turn limit) counts this many times in the mean. Why: a
+    time-series demonstration spends about one action token in forty on its answer, so at
+    weight 1 a warm start fits the zoom turns and a letter prior, and overwrites what the base
+    could read (docs/demo.md, attempt 4)."""
     device = next(model.parameters()).device
-    batch = build_batch(trajs, pad_id=pad_id)
+    batch = weight_final_turns(build_batch(trajs, pad_id=pad_id), trajs, final_turn_weight)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr)
     generator = torch.Generator().manual_seed(seed)
     model.train()
@@ -147,17 +155,33 @@ def sft(model: Any, trajs: list[Trajectory], *, epochs: int, batch_size: int, lr
     return losses
 
 
+def weight_final_turns(batch: TokenBatch, trajs: list[Trajectory], weight: float) -> TokenBatch:
+    """`batch` with the loss weight of each terminated episode's last action set to `weight`
+    (its tokens close the row: `build_batch` lays the turns end to end, unpadded on the left)."""
+    if weight == 1.0:
+        return batch
+    mask = batch.loss_mask.clone()
+    for row, traj in enumerate(trajs):
+        if traj.terminated and traj.turns:
+            end = sum(len(t.obs_token_ids) + len(t.action_token_ids) for t in traj.turns)
+            end = min(end, mask.shape[1])
+            start = max(0, end - len(traj.turns[-1].action_token_ids))
+            mask[row, start:end] *= weight
+    return dataclasses.replace(batch, loss_mask=mask)
+
+
 def _trim(batch: TokenBatch) -> TokenBatch:
     """Drop the columns that are padding in every row (rows are right-padded)."""
     width = max(1, int(batch.attention_mask.sum(-1).max()))
     return TokenBatch(*(getattr(batch, f)[:, :width] for f in batch.__dataclass_fields__))
 
 
-def action_nll(model: Any, batch: TokenBatch) -> tuple[torch.Tensor, int]:
-    """(summed NLL of the loss-masked tokens, their number). `token_logprobs` projects to the
-    vocabulary only at those positions (see the module docstring)."""
+def action_nll(model: Any, batch: TokenBatch) -> tuple[torch.Tensor, float]:
+    """(summed NLL of the loss-masked tokens, their weighted number: the mask's sum, which is
+    the count when every weight is 1). `token_logprobs` projects to the vocabulary only at
+    those positions (see the module docstring)."""
     logp, _ = token_logprobs(model, batch)
-    return -(logp * batch.loss_mask).sum(), int(batch.loss_mask[:, 1:].sum())
+    return -(logp * batch.loss_mask).sum(), float(batch.loss_mask[:, 1:].sum())
 
 
 def run_sft(cfg: TrainConfig) -> Path:
@@ -190,7 +214,8 @@ def run_sft(cfg: TrainConfig) -> Path:
     write_trajectories(cfg.output_dir / "sft_data.jsonl", trajs)
     logger = MetricsLogger(out, tensorboard=cfg.log.tensorboard)
     sft(model, trajs, epochs=cfg.sft.epochs, batch_size=cfg.sft.batch_size, lr=cfg.sft.lr,
-        seed=cfg.seed, pad_id=tokenizer.pad_token_id or 0, log=logger.log)
+        seed=cfg.seed, pad_id=tokenizer.pad_token_id or 0, log=logger.log,
+        final_turn_weight=cfg.sft.final_turn_weight)
     logger.close()
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)

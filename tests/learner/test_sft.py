@@ -59,3 +59,33 @@ def test_sft_lowers_the_action_loss():
     losses = sft(model, _trajs() * 4, epochs=8, batch_size=4, lr=1e-2)
     assert len(losses) == 8 and losses[-1] < 0.5 * losses[0]
     assert any(not torch.equal(a, b) for a, b in zip(model.parameters(), before.parameters(), strict=True))
+
+
+def test_final_turn_weight_scales_only_the_ending_action_of_terminated_episodes():
+    from envgym.agents.sft import weight_final_turns
+
+    trajs = _trajs()
+    trajs[0] = trajs[0].model_copy(update={"terminated": True})  # ends with its answer, [9]
+    batch = build_batch(trajs)
+    weighted = weight_final_turns(batch, trajs, 5.0)
+    row0 = weighted.loss_mask[0].tolist()
+    assert row0 == [0, 0, 0, 0, 1, 1, 0, 0, 5.0]  # obs, action [5, 6], obs, answer [9]
+    assert torch.equal(weighted.loss_mask[1], batch.loss_mask[1])  # truncated: left alone
+    assert weight_final_turns(batch, trajs, 1.0) is batch
+
+
+def test_sft_with_final_turn_weight_learns_the_answer_faster():
+    """The same data, seed and steps: weighting the answer lowers its loss more than the
+    unweighted mean does, which is the point of the setting."""
+    trajs = [t.model_copy(update={"terminated": True}) for t in _trajs()]
+    answer_only = [t.model_copy(update={"turns": [
+        t.turns[-1].model_copy(update={"obs_token_ids": sum(
+            (u.obs_token_ids + u.action_token_ids for u in t.turns[:-1]), [])
+            + t.turns[-1].obs_token_ids})]}) for t in trajs]
+    score = {}
+    for weight in (1.0, 20.0):
+        model = _model()
+        sft(model, trajs * 2, epochs=3, batch_size=4, lr=3e-3, final_turn_weight=weight)
+        nll, n = action_nll(model, build_batch(answer_only))
+        score[weight] = float(nll) / n
+    assert score[20.0] < score[1.0]
