@@ -99,7 +99,8 @@ def lr_lambda(cfg: OptimConfig, total_steps: int):
 class TokenBatch:
     """Right-padded training sequences: observation and action tokens of whole trajectories.
 
-    `loss_mask` is 1 exactly on trained action tokens; `advantages` and `sample_logprobs`
+    `loss_mask` is nonzero exactly on trained action tokens (1, or an SFT loss weight:
+    `sft.weight_final_turns`); `advantages` and `sample_logprobs`
     (the rollout backend's) are aligned with `input_ids` and 0 elsewhere. `temperatures`,
     where given, is the temperature each action token was sampled at (`Turn.temperature`;
     ARTIST samples its two roles at two), 0 where unknown: the log-probs of a token are
