@@ -14,7 +14,9 @@ why an environment needs it:
 * `qa_evidence` — question -> retrieved evidence -> answer over invented facts;
 * version 2 adds the list-level skills of `base_corpus_lists` (where is a row's bump, which
   stretch sits higher, how many bumps, which comes first, where the spread changes), which
-  the number-level skills above did not compose into (docs/demo.md, attempts 3 and 4).
+  the number-level skills above did not compose into (docs/demo.md, attempts 3 and 4);
+* version 3 replaces two of them, whose shown stretches gave the answer away by their position,
+  with `base_corpus_read`'s items, where every option window is read (docs/demo.md, attempt 7).
 
 What it never contains: an environment's tasks, oracle trajectories or held-out data. Nothing
 here imports an environment; names are built from this module's own syllables, and
@@ -31,9 +33,10 @@ from collections.abc import Callable, Iterator
 
 __all__ = ["CORPUS_VERSION", "SKILLS", "chatml", "document", "documents", "skills"]
 
-CORPUS_VERSION = 2
+CORPUS_VERSION = 3
 """The version `envgym base-model` trains on by default; `document(..., version=1)` is still
-the exact text the shipped weights were trained on."""
+the exact text the shipped weights were trained on, and version 2 that of
+`bench/candidates/base_v2_63m`."""
 
 _ONSETS = ["b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z",
            "ch", "sh", "pl", "gr", "bl", "fr", "cr"]
@@ -283,8 +286,13 @@ def skills(version: int = CORPUS_VERSION) -> dict[str, Skill]:
     if version == 2:
         from envgym.agents.base_corpus_lists import LIST_SKILLS
         return {**SKILLS, **LIST_SKILLS}
+    if version == 3:
+        from envgym.agents.base_corpus_lists import LIST_SKILLS, _doc
+        from envgym.agents.base_corpus_read import READ_ITEMS, REPLACED
+        kept = {k: v for k, v in LIST_SKILLS.items() if k not in REPLACED}
+        return {**SKILLS, **kept, **{k: (w, _doc(fn)) for k, (w, fn) in READ_ITEMS.items()}}
     from envgym.errors import InvalidConfig
-    raise InvalidConfig(f"unknown base corpus version {version!r}; known: 1, 2")
+    raise InvalidConfig(f"unknown base corpus version {version!r}; known: 1, 2, 3")
 
 
 def document(seed: int, index: int, version: int = CORPUS_VERSION) -> str:
