@@ -14,7 +14,10 @@ Each probe draws fresh problems from `random.Random(f"probe:{name}:{i}")`, a str
   `bump_window`, `higher_stretch`, `count_bumps`): forced choice of the option letter after
   `<answer>`, right against the generator's letter; chance 0.25, 0.5 and 0.25. A model
   trained on version 1 meets these problems for the first time, so they measure whether its
-  number skills compose into reading a row of pooled readings.
+  number skills compose into reading a row of pooled readings. `bump_choice` can be passed
+  without reading: its shown stretch names the window (a value-blind reader scores 0.78).
+* `bump_read_choice` — the same forced choice on version 3's `bump_read`, where every option
+  window is shown, so only the values answer (the blind reader: 0.24; chance 0.25).
 * `nats_per_char` — validation loss per character on corpus version 1 (comparable across
   tokenizers, and across models trained on either version).
 """
@@ -127,10 +130,11 @@ def _letter_choice(model: Any, tok: Any, prompt: str, letters: list[str]) -> str
 def _list_choice(model: Any, tok: Any, name: str, n: int) -> float:
     """Forced-choice accuracy on `n` fresh problems of list skill `name` (module docstring)."""
     from envgym.agents.base_corpus_lists import LIST_ITEMS, as_question
+    from envgym.agents.base_corpus_read import READ_ITEMS
 
-    right = 0
+    right, table = 0, {**LIST_ITEMS, **READ_ITEMS}
     for i in range(n):
-        item = LIST_ITEMS[name][1](random.Random(f"probe:{name}:{i}"))
+        item = table[name][1](random.Random(f"probe:{name}:{i}"))
         letter, letters = item[3], re.findall(r"^([A-D])\)", item[2], re.M)
         prompt = _prompt("Answer the question. Think briefly first.", as_question(item))
         right += _letter_choice(model, tok, prompt, letters) == letter
@@ -169,6 +173,7 @@ def probe_model(model: Any, tok: Any, n: int = 50) -> dict[str, float]:
         "copy_exact": sum(_answer(g) == v for g, (_, v) in zip(copied, copies)) / n,
         "tag_valid": sum(_well_formed(g, t) for g, (_, _, t) in zip(tagged, tags)) / n,
         "bump_choice": _list_choice(model, tok, "bump_window", n),
+        "bump_read_choice": _list_choice(model, tok, "bump_read", n),
         "higher_choice": _list_choice(model, tok, "higher_stretch", n),
         "count_choice": _list_choice(model, tok, "count_bumps", n),
         "nats_per_char": round(_nats_per_char(model, tok, [document(VALID_SEED, i, 1)

@@ -50,11 +50,12 @@ def main() -> None:
     for row in rows + [_run(str(path), path, args.n) for path in args.also]:
         print(json.dumps(row))
     keys = ["compare_choice", "compare_greedy", "copy_exact", "tag_valid", "bump_choice",
-            "higher_choice", "count_choice", "nats_per_char"]
+            "bump_read_choice", "higher_choice", "count_choice", "nats_per_char"]
     print(json.dumps({"bench": "base_model_vs_tiny",
                       **{k: {"base": rows[0][k], "tiny": rows[1][k]} for k in keys},
                       "chance": {"compare_choice": 0.5, "bump_choice": 0.25,
-                                 "higher_choice": 0.5, "count_choice": 0.25}}))
+                                 "bump_read_choice": 0.25, "higher_choice": 0.5,
+                                 "count_choice": 0.25}}))
 
 
 if __name__ == "__main__":

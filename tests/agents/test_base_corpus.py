@@ -71,8 +71,8 @@ def test_every_list_skill_is_drawn_documented_and_right():
 
 def test_an_unknown_version_is_refused():
     from envgym.errors import InvalidConfig
-    with pytest.raises(InvalidConfig, match="known: 1, 2"):
-        document(0, 0, 3)
+    with pytest.raises(InvalidConfig, match="known: 1, 2, 3"):
+        document(0, 0, 4)
 
 
 def test_answers_in_the_corpus_are_right(corpus):
@@ -125,3 +125,66 @@ def test_no_search_world_question_or_answer_pair_is_in_the_corpus(corpus):
             assert q.question not in doc
             if subject and subject in doc:
                 assert not any(a in doc for a in q.golden_answers), (q.question, doc)
+
+
+def _options(item) -> list[tuple[str, int, int]]:
+    return [(letter, int(a), int(b))
+            for letter, a, b in re.findall(r"^([A-D])\) \[(\d+), (\d+)\]", item[2], re.M)]
+
+
+def _blind(item, rng) -> bool:
+    """A reader that ignores every value: an option window covered by a shown stretch."""
+    covered = [letter for letter, a, b in _options(item)
+               if any(s <= a and b <= e or a <= s and e <= b for s, e, _ in item[0])]
+    return rng.choice(covered or [o[0] for o in _options(item)]) == item[3]
+
+
+def _values(text: str) -> list[float]:
+    return [float(v) for v in text.split("\n")[-1].split(":")[-1].split()]
+
+
+def _bump_reader(item) -> bool:
+    """Reads values only: the reading that jumps most from its neighbours names the window;
+    if no jump is large, the option window no stretch covers."""
+    jump, where = 0.0, -1
+    for s, e, text in item[0]:
+        vals = _values(text)
+        step = (e - s + 1) // len(vals)
+        for i, v in enumerate(vals):
+            near = [vals[j] for j in (i - 1, i + 1) if 0 <= j < len(vals)]
+            if abs(v - sum(near) / len(near)) > jump:
+                jump, where = abs(v - sum(near) / len(near)), s + i * step + step // 2
+    inside = [letter for letter, a, b in _options(item) if a <= where <= b]
+    unread = [letter for letter, a, b in _options(item)
+              if not any(s <= a and b <= e for s, e, _ in item[0])]
+    return (inside if jump > 0.4 or not unread else unread)[0] == item[3]
+
+
+def test_version_3_window_items_answer_from_values_not_position():
+    """Version 2's bump and spread items showed the stretch that held the event, so a reader
+    blind to values picked the answer from where the readings were (docs/demo.md, attempt 7).
+    Version 3's show every option window (or three of four): the blind reader is at chance,
+    a reader of values alone is far above it, and each letter is right by the item's evidence."""
+    import random
+    from envgym.agents.base_corpus_read import READ_ITEMS, REPLACED
+    assert set(REPLACED) <= set(skills(2)) and not set(REPLACED) & set(skills(3))
+    assert set(READ_ITEMS) <= set(skills(3))
+    rng, n = random.Random(0), 1500
+    old = [LIST_ITEMS["bump_window"][1](random.Random(f"t:old:{i}")) for i in range(n)]
+    assert sum(_blind(it, rng) for it in old) / n > 0.6  # the shortcut this version removes
+    for name, (_, fn) in READ_ITEMS.items():
+        assert fn.__doc__ and len(fn.__doc__.split()) > 15, name
+        items = [fn(random.Random(f"t:{name}:{i}")) for i in range(n)]
+        assert sum(_blind(it, rng) for it in items) / n < 0.30, name
+        for item in items[:300]:
+            opts = {letter: (a, b) for letter, a, b in _options(item)}
+            near = re.search(r"near (\d+)", item[4])
+            if near:
+                lo, hi = opts[item[3]]
+                assert lo <= int(near.group(1)) <= hi, item
+            else:  # the bump is in the one window not read
+                shown = [(s, e) for s, e, _ in item[0]]
+                lo, hi = opts[item[3]]
+                assert not any(s <= lo and hi <= e for s, e in shown), item
+    bumps = [READ_ITEMS["bump_read"][1](random.Random(f"t:read:{i}")) for i in range(n)]
+    assert sum(_bump_reader(it) for it in bumps) / n > 0.8
