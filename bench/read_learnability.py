@@ -10,6 +10,8 @@ stream (`probe:NAME:i`, disjoint from training). Falling loss there means the sk
 model; flat loss means more pretraining tokens alone will not bring it.
 
     python bench/read_learnability.py MODEL_DIR [--item bump_read] [--n 12000] [--lr 1e-3]
+
+`--item standout` is the primitive under `bump_read` alone (one stretch, options its quarters).
 """
 
 from __future__ import annotations
@@ -21,6 +23,23 @@ import re
 import sys
 import time
 from pathlib import Path
+
+
+def standout(rng: random.Random):
+    """The primitive under `bump_read`, alone: one stretch of 128 points read as 8 pooled values
+    with one bump, and four options that split that stretch in quarters. No mapping between
+    stretches and windows is needed, only which reading stands out from its neighbours."""
+    from envgym.agents.base_corpus_lists import _bump, _readout, _signal
+
+    n = 1024
+    signal, lo = _signal(rng, n), rng.randrange(0, n - 128, 16)
+    pos = lo + rng.randint(2, 124)
+    _bump(signal, pos, rng.choice([-1, 1]) * rng.uniform(5, 7))
+    quarters = [(lo + 32 * q, lo + 32 * q + 31) for q in range(4)]
+    options = "\n".join(f"{'ABCD'[q]}) [{a}, {b}]" for q, (a, b) in enumerate(quarters))
+    letter = "ABCD"[min(3, (pos + 1 - lo) // 32)]
+    return ([(lo, lo + 127, _readout(rng, signal, lo, lo + 127))],
+            "Which range holds the bump?", options, letter, f"The burst is near {pos}.")
 
 
 def _rows(tok, item_fn, seeds) -> list[tuple[list[int], int]]:
@@ -40,13 +59,26 @@ def _rows(tok, item_fn, seeds) -> list[tuple[list[int], int]]:
     return rows
 
 
+def _probe(model, tok, name: str, item_fn, n: int) -> float:
+    """Forced-choice accuracy on the probe's stream of `name` (this script's own items too)."""
+    from envgym.agents.base_probes import _letter_choice, _prompt
+    from envgym.agents.base_corpus_lists import as_question
+
+    right = 0
+    for i in range(n):
+        item = item_fn(random.Random(f"probe:{name}:{i}"))
+        prompt = _prompt("Answer the question. Think briefly first.", as_question(item))
+        right += _letter_choice(model, tok, prompt, re.findall(r"^([A-D])\)", item[2], re.M)) \
+            == item[3]
+    return right / n
+
+
 def main() -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from envgym.agents.base_corpus_lists import LIST_ITEMS
     from envgym.agents.base_corpus_read import READ_ITEMS
-    from envgym.agents.base_probes import _list_choice
     sys.path.insert(0, str(Path(__file__).parent))  # the sibling bench script's letter loss
     from demo_diagnose import _letter_loss
 
@@ -60,13 +92,13 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    item_fn = {**LIST_ITEMS, **READ_ITEMS}[args.item][1]
+    item_fn = {**LIST_ITEMS, **READ_ITEMS, "standout": (1.0, standout)}[args.item][1]
     tok = AutoTokenizer.from_pretrained(args.model)
     model = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.float32)
     opt, start = torch.optim.AdamW(model.parameters(), lr=args.lr), time.perf_counter()
     model.eval()
     with torch.no_grad():
-        before = _list_choice(model, tok, args.item, args.probe_n)
+        before = _probe(model, tok, args.item, item_fn, args.probe_n)
     print(json.dumps({"item": args.item, "model": args.model, "probe_before": before}), flush=True)
     model.train()
     for b0 in range(0, args.n, args.block):
@@ -82,7 +114,7 @@ def main() -> None:
                           "s": round(time.perf_counter() - start)}), flush=True)
     model.eval()
     with torch.no_grad():
-        after = _list_choice(model, tok, args.item, args.probe_n)
+        after = _probe(model, tok, args.item, item_fn, args.probe_n)
     print(json.dumps({"item": args.item, "probe_before": before, "probe_after": after,
                       "items": args.n, "chance": 0.25}), flush=True)
 
