@@ -11,7 +11,8 @@ model; flat loss means more pretraining tokens alone will not bring it.
 
     python bench/read_learnability.py MODEL_DIR [--item bump_read] [--n 12000] [--lr 1e-3]
 
-`--item standout` is the primitive under `bump_read` alone (one stretch, options its quarters).
+`--item standout` is the primitive under `bump_read` alone (one stretch, options its quarters);
+`--save DIR` keeps the tuned model, so a second item can start from it (a curriculum).
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--block", type=int, default=1000)
     ap.add_argument("--probe-n", type=int, default=200)
+    ap.add_argument("--save", default=None, help="write the tuned model here (for a next item)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -117,6 +119,9 @@ def main() -> None:
         after = _probe(model, tok, args.item, item_fn, args.probe_n)
     print(json.dumps({"item": args.item, "probe_before": before, "probe_after": after,
                       "items": args.n, "chance": 0.25}), flush=True)
+    if args.save:
+        model.save_pretrained(args.save)
+        tok.save_pretrained(args.save)
 
 
 if __name__ == "__main__":
