@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import random
 
-from envgym.agents.base_corpus_lists import (_LETTERS, _bump, _readout, _signal, _windows,
-                                             Item)
+from envgym.agents.base_corpus_lists import _LETTERS, Item, _bump, _readout, _signal, _windows
 
 __all__ = ["READ_ITEMS", "REPLACED"]
 

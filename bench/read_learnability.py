@@ -12,7 +12,8 @@ model; flat loss means more pretraining tokens alone will not bring it.
     python bench/read_learnability.py MODEL_DIR [--item bump_read] [--n 12000] [--lr 1e-3]
 
 `--item standout` is the primitive under `bump_read` alone (one stretch, options its quarters);
-`--item per_window` the next rung (four stretches, one per option); `--save DIR` keeps the tuned model, so a second item can start from it (a curriculum).
+`--item per_window` the next rung (four stretches, one per option); `--save DIR` keeps the
+tuned model, so the next rung can start from it (a curriculum).
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ def _rows(tok, item_fn, seeds) -> list[tuple[list[int], int]]:
 
 def _probe(model, tok, name: str, item_fn, n: int) -> float:
     """Forced-choice accuracy on the probe's stream of `name` (this script's own items too)."""
-    from envgym.agents.base_probes import _letter_choice, _prompt
     from envgym.agents.base_corpus_lists import as_question
+    from envgym.agents.base_probes import _letter_choice, _prompt
 
     right = 0
     for i in range(n):
