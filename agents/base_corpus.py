@@ -31,12 +31,16 @@ import json
 import random
 from collections.abc import Callable, Iterator
 
-__all__ = ["CORPUS_VERSION", "SKILLS", "chatml", "document", "documents", "skills"]
+__all__ = ["CORPUS_VERSION", "SKILLS", "VERSIONS", "chatml", "document", "documents", "skills"]
 
 CORPUS_VERSION = 3
 """The version `envgym base-model` trains on by default; `document(..., version=1)` is still
 the exact text the shipped weights were trained on, and version 2 that of
 `bench/candidates/base_v2_63m`."""
+
+VERSIONS = (1, 2, 3, 4)
+"""Every version `skills` knows; 4 adds `bump_read`'s rungs (docs/demo.md, attempt 8) and is
+not the default until a model trained on it is shown to read."""
 
 _ONSETS = ["b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z",
            "ch", "sh", "pl", "gr", "bl", "fr", "cr"]
@@ -286,13 +290,14 @@ def skills(version: int = CORPUS_VERSION) -> dict[str, Skill]:
     if version == 2:
         from envgym.agents.base_corpus_lists import LIST_SKILLS
         return {**SKILLS, **LIST_SKILLS}
-    if version == 3:
+    if version in (3, 4):
         from envgym.agents.base_corpus_lists import LIST_SKILLS, _doc
-        from envgym.agents.base_corpus_read import READ_ITEMS, REPLACED
+        from envgym.agents.base_corpus_read import READ_ITEMS, REPLACED, RUNG_ITEMS
         kept = {k: v for k, v in LIST_SKILLS.items() if k not in REPLACED}
-        return {**SKILLS, **kept, **{k: (w, _doc(fn)) for k, (w, fn) in READ_ITEMS.items()}}
+        new = {**READ_ITEMS, **(RUNG_ITEMS if version == 4 else {})}
+        return {**SKILLS, **kept, **{k: (w, _doc(fn)) for k, (w, fn) in new.items()}}
     from envgym.errors import InvalidConfig
-    raise InvalidConfig(f"unknown base corpus version {version!r}; known: 1, 2, 3")
+    raise InvalidConfig(f"unknown base corpus version {version!r}; known: {VERSIONS}")
 
 
 def document(seed: int, index: int, version: int = CORPUS_VERSION) -> str:

@@ -16,6 +16,13 @@ the only way to lower the loss on the answer letter is to read the values. Half 
 also open with a coarse overview of the whole row taken *before* the event was added, so it
 says nothing either, and a model learns to look past it. The wording is this module's own; the
 leakage test covers this version like the others.
+
+Version 4 adds the two rungs under `bump_read` (`RUNG_ITEMS`): `standout`, one stretch whose
+quarters are the options, and `per_window`, four stretches, one per option. Under direct
+supervision on answer letters the 1.1M shape learns `standout` within 6,000 items and then
+`per_window` within 6,000 more, while `bump_read` alone stays at chance after 12,000
+(`bench/read_learnability.py`, docs/demo.md attempt 7); pretraining on the rungs gives the
+composed item a ladder to climb.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import random
 
 from envgym.agents.base_corpus_lists import _LETTERS, Item, _bump, _readout, _signal, _windows
 
-__all__ = ["READ_ITEMS", "REPLACED"]
+__all__ = ["READ_ITEMS", "REPLACED", "RUNG_ITEMS"]
 
 SPAN_CAP = 128  # the most points one stretch covers: a zoom's span cap
 
@@ -100,3 +107,37 @@ def spread_read(rng: random.Random) -> Item:
 READ_ITEMS = {"bump_read": (4.0, bump_read), "spread_read": (1.0, spread_read)}
 REPLACED = ("bump_window", "spread_change")
 """The version-2 items these replace: version 3 drops them, since they teach the shortcut."""
+
+
+def standout(rng: random.Random) -> Item:
+    """The primitive under `bump_read`, alone: one 128-point stretch of a 1,024-point row read
+    as 8 pooled values with one bump in it, and four options that split the stretch in
+    quarters. No mapping between stretches and windows is needed, only which reading stands
+    out from its neighbours, and where in the stretch that reading lies."""
+    n = 1024
+    signal, lo = _signal(rng, n), rng.randrange(0, n - 128, 16)
+    pos = lo + rng.randint(2, 124)
+    _bump(signal, pos, rng.choice([-1, 1]) * rng.uniform(5, 7))
+    quarters = [(lo + 32 * q, lo + 32 * q + 31) for q in range(4)]
+    options = "\n".join(f"{_LETTERS[q]}) [{a}, {b}]" for q, (a, b) in enumerate(quarters))
+    letter = _LETTERS[min(3, (pos + 1 - lo) // 32)]
+    return ([(lo, lo + 127, _readout(rng, signal, lo, lo + 127))],
+            "Which range holds the bump?", options, letter, f"The burst is near {pos}.")
+
+
+def per_window(rng: random.Random) -> Item:
+    """One rung up from `standout`: a 1,024-point row whose four option windows (128 points
+    each) are shown as four stretches of 8 pooled readings, one per option and in order; no
+    overview, no merged stretch, no window left unread. The answer is the stretch whose own
+    readings hold the one that stands out, so the options map one to one onto stretches."""
+    signal, windows, w = _signal(rng, 1024), _windows(1024), rng.randrange(8)
+    pos = windows[w][0] + rng.randint(2, 124)
+    _bump(signal, pos, rng.choice([-1, 1]) * rng.uniform(5, 7))
+    chosen, options, letter = _option_windows(rng, 1024, w)
+    shown = [(*windows[i], _readout(rng, signal, *windows[i])) for i in chosen]
+    return shown, "Which range holds the bump?", options, letter, f"The burst is near {pos}."
+
+
+RUNG_ITEMS = {"standout": (3.0, standout), "per_window": (3.0, per_window)}
+"""Version 4's additions: the rungs under `bump_read`, weighted to match it (chosen before any
+version-4 run)."""

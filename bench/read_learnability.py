@@ -12,8 +12,9 @@ model; flat loss means more pretraining tokens alone will not bring it.
     python bench/read_learnability.py MODEL_DIR [--item bump_read] [--n 12000] [--lr 1e-3]
 
 `--item standout` is the primitive under `bump_read` alone (one stretch, options its quarters);
-`--item per_window` the next rung (four stretches, one per option); `--save DIR` keeps the
-tuned model, so the next rung can start from it (a curriculum).
+`--item per_window` the next rung (four stretches, one per option); both are corpus version 4's
+`RUNG_ITEMS`. `--save DIR` keeps the tuned model, so the next rung can start from it (a
+curriculum).
 """
 
 from __future__ import annotations
@@ -25,40 +26,6 @@ import re
 import sys
 import time
 from pathlib import Path
-
-
-def standout(rng: random.Random):
-    """The primitive under `bump_read`, alone: one stretch of 128 points read as 8 pooled values
-    with one bump, and four options that split that stretch in quarters. No mapping between
-    stretches and windows is needed, only which reading stands out from its neighbours."""
-    from envgym.agents.base_corpus_lists import _bump, _readout, _signal
-
-    n = 1024
-    signal, lo = _signal(rng, n), rng.randrange(0, n - 128, 16)
-    pos = lo + rng.randint(2, 124)
-    _bump(signal, pos, rng.choice([-1, 1]) * rng.uniform(5, 7))
-    quarters = [(lo + 32 * q, lo + 32 * q + 31) for q in range(4)]
-    options = "\n".join(f"{'ABCD'[q]}) [{a}, {b}]" for q, (a, b) in enumerate(quarters))
-    letter = "ABCD"[min(3, (pos + 1 - lo) // 32)]
-    return ([(lo, lo + 127, _readout(rng, signal, lo, lo + 127))],
-            "Which range holds the bump?", options, letter, f"The burst is near {pos}.")
-
-
-def per_window(rng: random.Random):
-    """One rung up from `standout`: a 1,024-point row whose four option windows (128 points
-    each) are shown as four stretches of 8 pooled readings, one per option, in order; no
-    overview, no merged stretch, no window left unread. The bump is in one of them."""
-    from envgym.agents.base_corpus_lists import _bump, _readout, _signal, _windows
-
-    signal, windows, w = _signal(rng, 1024), _windows(1024), rng.randrange(8)
-    pos = windows[w][0] + rng.randint(2, 124)
-    _bump(signal, pos, rng.choice([-1, 1]) * rng.uniform(5, 7))
-    chosen = sorted([w, *rng.sample([i for i in range(8) if i != w], 3)])
-    options = "\n".join(f"{'ABCD'[j]}) [{windows[i][0]}, {windows[i][1]}]"
-                        for j, i in enumerate(chosen))
-    shown = [(*windows[i], _readout(rng, signal, *windows[i])) for i in chosen]
-    return shown, "Which range holds the bump?", options, "ABCD"[chosen.index(w)], \
-        f"The burst is near {pos}."
 
 
 def _rows(tok, item_fn, seeds) -> list[tuple[list[int], int]]:
@@ -97,7 +64,7 @@ def main() -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from envgym.agents.base_corpus_lists import LIST_ITEMS
-    from envgym.agents.base_corpus_read import READ_ITEMS
+    from envgym.agents.base_corpus_read import READ_ITEMS, RUNG_ITEMS
     sys.path.insert(0, str(Path(__file__).parent))  # the sibling bench script's letter loss
     from demo_diagnose import _letter_loss
 
@@ -112,8 +79,7 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    item_fn = {**LIST_ITEMS, **READ_ITEMS, "standout": (1.0, standout),
-                "per_window": (1.0, per_window)}[args.item][1]
+    item_fn = {**LIST_ITEMS, **READ_ITEMS, **RUNG_ITEMS}[args.item][1]
     tok = AutoTokenizer.from_pretrained(args.model)
     model = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.float32)
     opt, start = torch.optim.AdamW(model.parameters(), lr=args.lr), time.perf_counter()

@@ -4,15 +4,18 @@ import re
 
 import pytest
 
-from envgym.agents.base_corpus import CORPUS_VERSION, SKILLS, document, documents, skills
+from envgym.agents.base_corpus import (
+    CORPUS_VERSION, SKILLS, VERSIONS, document, documents, skills,
+)
 from envgym.agents.base_corpus_lists import LIST_ITEMS, as_question
 
 N_DOCS = 6000  # the tokenizer's 3,000 documents and as many again of the training stream
 
 
-@pytest.fixture(scope="module", params=[1, CORPUS_VERSION])
+@pytest.fixture(scope="module", params=sorted({1, CORPUS_VERSION, max(VERSIONS)}))
 def corpus(request) -> list[str]:
-    """The shipped weights' corpus (version 1) and the newest: every guard holds for both."""
+    """The shipped weights' corpus (version 1), the default and the newest: every guard holds
+    for each."""
     return list(documents(0, 0, N_DOCS, version=request.param))
 
 
@@ -71,8 +74,8 @@ def test_every_list_skill_is_drawn_documented_and_right():
 
 def test_an_unknown_version_is_refused():
     from envgym.errors import InvalidConfig
-    with pytest.raises(InvalidConfig, match="known: 1, 2, 3"):
-        document(0, 0, 4)
+    with pytest.raises(InvalidConfig, match=r"known: \(1, 2, 3, 4\)"):
+        document(0, 0, max(VERSIONS) + 1)
 
 
 def test_answers_in_the_corpus_are_right(corpus):

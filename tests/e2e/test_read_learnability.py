@@ -1,5 +1,6 @@
-"""bench/read_learnability.py (docs/demo.md, attempt 7): its rungs are right by their own
-evidence, only their values answer them, and a run fine-tunes the letter and reports it."""
+"""bench/read_learnability.py (docs/demo.md, attempt 7) and its rungs, corpus version 4's
+`RUNG_ITEMS`: they are right by their own evidence, only their values answer them, and a run
+fine-tunes the letter and reports it."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from envgym.agents.base_corpus import skills
+from envgym.agents.base_corpus_read import RUNG_ITEMS
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))
-import read_learnability  # noqa: E402
 
 
 @pytest.mark.parametrize("name", ["standout", "per_window"])
@@ -22,8 +24,8 @@ def test_rungs_are_right_by_evidence_and_blind_to_position(name):
     """The bump's peak lies in the answer's range, and the four options split what is shown
     evenly (quarters of one stretch, or one stretch each), so where the readings are says
     nothing: every option is covered, and each letter is the answer about a quarter of the time."""
-    fn = getattr(read_learnability, name)
-    letters = []
+    fn, letters = RUNG_ITEMS[name][1], []
+    assert name in skills(4) and name not in skills(3)
     for i in range(400):
         shown, _, options, letter, think = fn(random.Random(f"t:{name}:{i}"))
         ranges = {c: tuple(map(int, r)) for c, *r in
