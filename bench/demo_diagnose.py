@@ -266,19 +266,27 @@ def answer_sft(out: Path, n: int, epochs: int, start_from: str | None = None) ->
     torch.manual_seed(0)
     for epoch in range(epochs):
         rng.shuffle(rows)
-        total = 0.0
-        for b in range(0, len(rows), 16):
-            loss = _letter_loss(model, rows[b:b + 16])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * len(rows[b:b + 16])
-        print(json.dumps({"epoch": epoch + 1, "letter_loss": round(total / len(rows), 4)}),
-              flush=True)
+        loss = letter_pass(model, opt, rows)
+        print(json.dumps({"epoch": epoch + 1, "letter_loss": round(loss, 4)}), flush=True)
     model.save_pretrained(out)
     tok.save_pretrained(out)
     for seed0, split in ((0, "train"), (DEV_TASKS, "dev")):
         print(json.dumps({"split": split, **read_one(str(out), _heuristic_prefixes(300, seed0))}))
+
+
+def letter_pass(model: Any, opt: Any, rows: list[tuple[list[int], int]], batch: int = 16
+                ) -> float:
+    """One optimiser pass over `rows` (head ids, answer-letter id) in order, `batch` at a time,
+    on the letter's cross-entropy alone; returns the mean loss per row. Shared with
+    `bench/read_learnability.py`, so both fine-tunes are the same update."""
+    total = 0.0
+    for b in range(0, len(rows), batch):
+        loss = _letter_loss(model, rows[b:b + batch])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        total += float(loss.detach()) * len(rows[b:b + batch])
+    return total / len(rows)
 
 
 def _letter_loss(model: Any, batch: list[tuple[list[int], int]]) -> Any:

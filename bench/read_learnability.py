@@ -65,8 +65,8 @@ def main() -> None:
 
     from envgym.agents.base_corpus_lists import LIST_ITEMS
     from envgym.agents.base_corpus_read import READ_ITEMS, RUNG_ITEMS
-    sys.path.insert(0, str(Path(__file__).parent))  # the sibling bench script's letter loss
-    from demo_diagnose import _letter_loss
+    sys.path.insert(0, str(Path(__file__).parent))  # the sibling bench script's letter update
+    from demo_diagnose import letter_pass
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model")
@@ -89,15 +89,10 @@ def main() -> None:
     print(json.dumps({"item": args.item, "model": args.model, "probe_before": before}), flush=True)
     model.train()
     for b0 in range(0, args.n, args.block):
-        rows, total = _rows(tok, item_fn, [f"learn:{args.item}:{i}" for i in
-                                           range(b0, min(args.n, b0 + args.block))]), 0.0
-        for b in range(0, len(rows), 16):
-            loss = _letter_loss(model, rows[b:b + 16])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * len(rows[b:b + 16])
-        print(json.dumps({"items": b0 + len(rows), "letter_loss": round(total / len(rows), 4),
+        rows = _rows(tok, item_fn, [f"learn:{args.item}:{i}"
+                                    for i in range(b0, min(args.n, b0 + args.block))])
+        loss = letter_pass(model, opt, rows)
+        print(json.dumps({"items": b0 + len(rows), "letter_loss": round(loss, 4),
                           "s": round(time.perf_counter() - start)}), flush=True)
     model.eval()
     with torch.no_grad():
