@@ -7,7 +7,7 @@ to look? Two subcommands, for development seeds only (never the registered 0-19)
     python bench/demo_diagnose.py stats OUT
     python bench/demo_diagnose.py scripted [--n 300]
     python bench/demo_diagnose.py read MODEL_DIR [MODEL_DIR ...] [--n 300]
-    python bench/demo_diagnose.py answer-sft OUT [--n 3000] [--epochs 4] [--from DIR]
+    python bench/demo_diagnose.py answer-sft OUT [--n 3000] [--epochs 4] [--from DIR] [--only T]
 
 `run` is `envgym demo` with recipe overrides (`--set ppo.kl_coef=0.05`, `--set
 'sft.scripted={"heuristic": 0.5, "random": 0.5}'`: a config section and key, then a JSON value)
@@ -244,9 +244,13 @@ def read(model_dirs: list[str], n: int, seed0: int = DEV_TASKS) -> None:
         print(json.dumps(read_one(model_dir, cases)))
 
 
-def answer_sft(out: Path, n: int, epochs: int, start_from: str | None = None) -> None:
+def answer_sft(out: Path, n: int, epochs: int, start_from: str | None = None,
+               only: str | None = None, block: int = 1000) -> None:
     """Fine-tune the shipped base (or `start_from`, an HF directory) on the heuristic's answer
-    letters only (module docstring)."""
+    letters only (module docstring). `only` keeps the training tasks of one type (of the first
+    `n`, about a quarter), so one epoch over many tasks asks whether that type fits the model
+    in the environment's own frame, each task seen once; the letter loss is printed per
+    `block` rows, ln 4 = 1.386 being chance for four options."""
     import random
 
     import torch
@@ -259,6 +263,8 @@ def answer_sft(out: Path, n: int, epochs: int, start_from: str | None = None) ->
     model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
     rows = []
     for messages, outcome, letters in _heuristic_prefixes(n, 0):
+        if only is not None and outcome["task_type"] != only:
+            continue
         variants, start = _letter_variants(tok, messages, letters)
         gold = variants[letters.index(outcome["gold"])]
         rows.append((gold[:start], gold[start]))
@@ -266,8 +272,14 @@ def answer_sft(out: Path, n: int, epochs: int, start_from: str | None = None) ->
     torch.manual_seed(0)
     for epoch in range(epochs):
         rng.shuffle(rows)
-        loss = letter_pass(model, opt, rows)
-        print(json.dumps({"epoch": epoch + 1, "letter_loss": round(loss, 4)}), flush=True)
+        losses = []
+        for b in range(0, len(rows), block):
+            losses.append(letter_pass(model, opt, rows[b:b + block]) * len(rows[b:b + block]))
+            print(json.dumps({"epoch": epoch + 1, "rows": b + len(rows[b:b + block]),
+                              "block_loss": round(losses[-1] / len(rows[b:b + block]), 4)}),
+                  flush=True)
+        print(json.dumps({"epoch": epoch + 1, "letter_loss": round(sum(losses) / len(rows), 4)}),
+              flush=True)
     model.save_pretrained(out)
     tok.save_pretrained(out)
     for seed0, split in ((0, "train"), (DEV_TASKS, "dev")):
@@ -336,6 +348,7 @@ def main() -> None:
     ans.add_argument("--epochs", type=int, default=4)
     ans.add_argument("--from", dest="start_from", default=None,
                      help="an HF model directory to start from instead of the shipped base")
+    ans.add_argument("--only", default=None, help="train on this task type alone")
     a = p.parse_args()
     if a.cmd == "run":
         if 0 <= a.seed <= 19:
@@ -346,7 +359,7 @@ def main() -> None:
     elif a.cmd == "read":
         read(a.models, a.n, a.task_seed0)
     elif a.cmd == "answer-sft":
-        answer_sft(a.out, a.n, a.epochs, a.start_from)
+        answer_sft(a.out, a.n, a.epochs, a.start_from, a.only)
     else:
         rows = [json.loads(line) for line in (a.out / "train_rollouts.jsonl").open()]
         for b in block_stats(rows):
