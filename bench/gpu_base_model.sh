@@ -6,8 +6,9 @@
 # Checkpoints (fp32 + optimizer) stay in WORK; a kill mid-run still leaves the last
 # checkpoint's report and weights copied to $OUT by the EXIT trap.
 #   OUT=DIR [DEVICE=cuda] [MINUTES=2.75] [SHAPES=small,base] [BATCH=256] [SEQ=512] [WORKERS=12]
-#   [SEED=0] [CORPUS=3] [INIT=MODEL_DIR] bench/gpu_base_model.sh
-# CORPUS=1 reproduces the shipped weights of 2026-12-04; INIT continues from a model's weights
+#   [SEED=0] [CORPUS=4] [INIT=MODEL_DIR] bench/gpu_base_model.sh
+# CORPUS=1 reproduces the shipped weights of 2026-12-04 (4, the default, holds the reading rungs:
+# docs/demo.md attempt 8); INIT continues from a model's weights
 # (continued pretraining) instead of a fresh initialisation. PROBE=1 (the default) then scores
 # each model before any RL, in the same call: the skill probes against the shipped base and the
 # tiny model (bench/base_model.py, list probes included) and the forced-choice reading of the
@@ -18,7 +19,7 @@ set -euo pipefail
 : "${OUT:?set OUT to the results folder}"
 DEVICE=${DEVICE:-cuda}; MINUTES=${MINUTES:-2.75}; PY=${PYTHON:-python3}; SHAPES=${SHAPES:-small,base}
 BATCH=${BATCH:-256}; SEQ=${SEQ:-512}; WORKERS=${WORKERS:-12}; SEED=${SEED:-0}
-CORPUS=${CORPUS:-3}; INIT=${INIT:-}; PROBE=${PROBE:-1}; HERE=$(cd "$(dirname "$0")" && pwd)
+CORPUS=${CORPUS:-4}; INIT=${INIT:-}; PROBE=${PROBE:-1}; HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-$(mktemp -d /tmp/envgym-base.XXXXXX)}
 mkdir -p "$OUT"
 export TOKENIZERS_PARALLELISM=false  # the corpus workers are processes; no nested thread pools
