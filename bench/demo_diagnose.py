@@ -272,13 +272,14 @@ def answer_sft(out: Path, n: int, epochs: int, start_from: str | None = None,
     torch.manual_seed(0)
     for epoch in range(epochs):
         rng.shuffle(rows)
-        losses = []
+        total = 0.0
         for b in range(0, len(rows), block):
-            losses.append(letter_pass(model, opt, rows[b:b + block]) * len(rows[b:b + block]))
-            print(json.dumps({"epoch": epoch + 1, "rows": b + len(rows[b:b + block]),
-                              "block_loss": round(losses[-1] / len(rows[b:b + block]), 4)}),
-                  flush=True)
-        print(json.dumps({"epoch": epoch + 1, "letter_loss": round(sum(losses) / len(rows), 4)}),
+            chunk = rows[b:b + block]
+            loss = letter_pass(model, opt, chunk)
+            total += loss * len(chunk)
+            print(json.dumps({"epoch": epoch + 1, "rows": b + len(chunk),
+                              "block_loss": round(loss, 4)}), flush=True)
+        print(json.dumps({"epoch": epoch + 1, "letter_loss": round(total / len(rows), 4)}),
               flush=True)
     model.save_pretrained(out)
     tok.save_pretrained(out)
