@@ -32,6 +32,7 @@ import json
 import math
 import os
 import platform
+import re
 import shutil
 import signal
 import sys
@@ -116,19 +117,46 @@ def new_base_model(tokenizer: Any, shape: str = "base", seed: int = 0):
 # ---- data -----------------------------------------------------------------------------------
 
 def make_batch(tokenizer: Any, seed: int, index: int, batch_size: int, seq_len: int,
-               version: int = CORPUS_VERSION) -> torch.Tensor:
+               version: int = CORPUS_VERSION, answers: bool = False) -> Any:
     """Batch `index` of the stream for `seed`: documents packed back to back, each followed by
     `<|endoftext|>`, cut into `batch_size` rows of `seq_len`. A pure function of its arguments,
-    which is what makes `--resume` continue the same data order."""
+    which is what makes `--resume` continue the same data order. With `answers`, also a bool
+    tensor of the same shape marking the tokens inside `<answer>...</answer>` (see
+    `answer_mask`), returned as `(ids, mask)`."""
     sep = tokenizer.convert_tokens_to_ids("<|endoftext|>")
-    need, ids, j = batch_size * seq_len, [], 0
+    need, ids, marks, j = batch_size * seq_len, [], [], 0
     while len(ids) < need:
         docs = [document(seed, (index << 20) + j + k, version) for k in range(64)]
         j += 64
-        for row in tokenizer(docs, add_special_tokens=False)["input_ids"]:
+        enc = tokenizer(docs, add_special_tokens=False, return_offsets_mapping=answers)
+        for k, row in enumerate(enc["input_ids"]):
             ids += row
             ids.append(sep)
-    return torch.tensor(ids[:need], dtype=torch.long).view(batch_size, seq_len)
+            if answers:
+                marks += answer_mask(docs[k], enc["offset_mapping"][k])
+                marks.append(False)
+    x = torch.tensor(ids[:need], dtype=torch.long).view(batch_size, seq_len)
+    if not answers:
+        return x
+    return x, torch.tensor(marks[:need], dtype=torch.bool).view(batch_size, seq_len)
+
+
+_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S)
+_ASSISTANT = re.compile(r"<\|im_start\|>assistant\n(.*?)(?:<\|im_end\|>|$)", re.S)
+
+
+def answer_mask(text: str, offsets: list[tuple[int, int]]) -> list[bool]:
+    """Which tokens (by character `offsets`) overlap the inside of an `<answer>` tag that a
+    speaker gives: in a chat document only the assistant's turns count, since system turns
+    quote the tag as an instruction (`<answer>LETTER</answer>`). Overlap, not containment,
+    because BPE merges the tag's `>` with the answer's first character (`>A`)."""
+    if "<|im_start|>" in text:
+        turns = [m.span(1) for m in _ASSISTANT.finditer(text)]
+    else:
+        turns = [(0, len(text))]
+    spans = [(a + m.start(1), a + m.end(1)) for a, b in turns
+             for m in _ANSWER.finditer(text[a:b])]
+    return [any(s < e1 and e > s1 for s1, e1 in spans) for s, e in offsets]
 
 
 class _Batches(torch.utils.data.IterableDataset):
@@ -136,22 +164,23 @@ class _Batches(torch.utils.data.IterableDataset):
     DataLoader takes workers in turn, so the order is the same with any number of workers."""
 
     def __init__(self, tokenizer: Any, seed: int, start: int, batch_size: int, seq_len: int,
-                 version: int):
+                 version: int, answers: bool):
         super().__init__()
-        self.args = (tokenizer, seed, start, batch_size, seq_len, version)
+        self.args = (tokenizer, seed, start, batch_size, seq_len, version, answers)
 
-    def __iter__(self) -> Iterator[torch.Tensor]:
-        tokenizer, seed, start, batch_size, seq_len, version = self.args
+    def __iter__(self) -> Iterator[Any]:
+        tokenizer, seed, start, batch_size, seq_len, version, answers = self.args
         info = torch.utils.data.get_worker_info()
         w, n = (info.id, info.num_workers) if info else (0, 1)
         index = start + w
         while True:
-            yield make_batch(tokenizer, seed, index, batch_size, seq_len, version)
+            yield make_batch(tokenizer, seed, index, batch_size, seq_len, version, answers)
             index += n
 
 
 def _loader(tokenizer: Any, seed: int, start: int, args: "PretrainArgs") -> Iterator[torch.Tensor]:
-    data = _Batches(tokenizer, seed, start, args.batch_size, args.seq_len, args.corpus_version)
+    data = _Batches(tokenizer, seed, start, args.batch_size, args.seq_len, args.corpus_version,
+                    args.answer_weight != 1.0)
     if args.workers == 0:
         return iter(data)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -181,6 +210,7 @@ class PretrainArgs:
     log_every: int = 10
     corpus_version: int = CORPUS_VERSION
     init: str | None = None  # start from this model's weights (continued pretraining)
+    answer_weight: float = 1.0  # loss weight of tokens inside <answer>...</answer>
     progress: bool = True
     command: list[str] = field(default_factory=lambda: list(sys.argv))
 
@@ -196,6 +226,9 @@ class PretrainArgs:
             raise InvalidConfig(f"--init {self.init}: no model there (config.json missing)")
         if self.shape not in SHAPES:
             raise InvalidConfig(f"unknown shape {self.shape!r}; choose one of {sorted(SHAPES)}")
+        if not (math.isfinite(self.answer_weight) and self.answer_weight > 0):
+            raise InvalidConfig(f"--answer-weight must be a positive number, "
+                                f"not {self.answer_weight}")
 
 
 @dataclass
@@ -290,17 +323,21 @@ def _loop(args: PretrainArgs, model: Any, tokenizer: Any, opt: Any, state: _Stat
                unit="step", file=sys.stderr, dynamic_ncols=True)
     t0, base_elapsed, base_tokens = time.perf_counter(), state.elapsed, state.tokens
     last_ckpt, acc = t0, torch.zeros((), device=device)
+    acc_answer = torch.zeros((), device=device)
     while _progress(args, state) < 1.0:
         for group in opt.param_groups:
             group["lr"] = _lr(args, state)
-        x = next(data).to(device, non_blocking=True)
+        batch = next(data)
         with amp:
-            loss = model(input_ids=x, labels=x).loss
+            loss, plain, answer = _step_loss(model, batch, args.answer_weight, device)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         opt.zero_grad(set_to_none=True)
-        acc += loss.detach()
+        x = batch[0] if isinstance(batch, tuple) else batch
+        acc += plain
+        if answer is not None:
+            acc_answer += answer
         state.step += 1
         state.tokens += x.numel()
         state.elapsed = base_elapsed + time.perf_counter() - t0
@@ -309,8 +346,12 @@ def _loop(args: PretrainArgs, model: Any, tokenizer: Any, opt: Any, state: _Stat
             mean = acc.item() / args.log_every
             acc.zero_()
             rate = (state.tokens - base_tokens) / max(1e-9, state.elapsed - base_elapsed)
-            state.curve.append({"step": state.step, "tokens": state.tokens,
-                                "seconds": round(state.elapsed, 2), "loss": round(mean, 4)})
+            point = {"step": state.step, "tokens": state.tokens,
+                     "seconds": round(state.elapsed, 2), "loss": round(mean, 4)}
+            if args.answer_weight != 1.0:
+                point["answer_loss"] = round(acc_answer.item() / args.log_every, 4)
+                acc_answer.zero_()
+            state.curve.append(point)
             bar.set_postfix(loss=f"{mean:.3f}", tok_s=f"{rate:,.0f}",
                             min=f"{state.elapsed / 60:.1f}")
         if time.perf_counter() - last_ckpt > args.checkpoint_minutes * 60:
@@ -320,6 +361,30 @@ def _loop(args: PretrainArgs, model: Any, tokenizer: Any, opt: Any, state: _Stat
             _write_json(Path(args.out) / "report.json", _report(args, model, state, device))
             last_ckpt = time.perf_counter()
     bar.close()
+
+
+def _step_loss(model: Any, batch: Any, weight: float, device: torch.device
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """(loss to minimise, plain mean token loss, mean loss of answer tokens or None).
+
+    With weight 1 the batch is ids alone and the loss is the model's own mean, exactly as the
+    shipped weights were trained. Otherwise answer tokens count `weight` times, normalised by
+    the summed weights: an answer letter is about one token in 400 of a list document, whose
+    other tokens are readings no model can predict, so the plain mean spends nearly all of its
+    gradient on noise (docs/demo.md, attempt 9). The logged `loss` stays the plain mean, so
+    curves with and without weighting compare."""
+    if not isinstance(batch, tuple):
+        x = batch.to(device, non_blocking=True)
+        loss = model(input_ids=x, labels=x).loss
+        return loss, loss.detach(), None
+    x, mask = (t.to(device, non_blocking=True) for t in batch)
+    logits = model(input_ids=x).logits[:, :-1].float()
+    ce = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)),
+                                           x[:, 1:].reshape(-1), reduction="none")
+    mask = mask[:, 1:].reshape(-1)
+    w = 1.0 + (weight - 1.0) * mask.float()
+    answer = ce[mask].mean().detach() if mask.any() else torch.zeros((), device=ce.device)
+    return (ce * w).sum() / w.sum(), ce.mean().detach(), answer
 
 
 @torch.no_grad()

@@ -73,13 +73,15 @@ def base_model(
         help="base corpus version (default: the newest; 1 reproduces the shipped weights)")] = None,
     init: Annotated[Optional[Path], typer.Option(
         help="continue pretraining from this model's weights (e.g. the shipped base)")] = None,
+    answer_weight: Annotated[float, typer.Option(
+        help="loss weight of tokens inside <answer>...</answer> (1: the plain mean)")] = 1.0,
 ) -> None:
     """Pretrain the offline base model on the generic-skills corpus (Ctrl-C checkpoints)."""
     from envgym.agents.base_model import PretrainArgs, pretrain
     args = PretrainArgs(out=str(out), device=device, steps=steps, minutes=minutes, seed=seed,
                         shape=shape, batch_size=batch_size, seq_len=seq_len, lr=lr,
                         workers=workers, checkpoint_minutes=checkpoint_minutes,
-                        init=str(init) if init else None,
+                        init=str(init) if init else None, answer_weight=answer_weight,
                         **({"corpus_version": corpus_version} if corpus_version else {}))
     report = pretrain(args, resume=resume)
     typer.echo(f"{out / 'model'}: {report['parameters'] / 1e6:.2f}M parameters, "
