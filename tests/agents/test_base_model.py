@@ -145,3 +145,62 @@ def test_init_refuses_a_model_with_another_tokenizer(tmp_path):
         _args(tmp_path, init=str(tmp_path / "nowhere"))
     with pytest.raises(InvalidConfig, match="unknown base corpus version"):
         _args(tmp_path, corpus_version=7)
+
+
+def _marked(tok, text):
+    enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
+    keep = bm.answer_mask(text, enc["offset_mapping"])
+    return tok.decode([i for i, k in zip(enc["input_ids"], keep) if k])
+
+
+def test_answer_mask_marks_what_the_assistant_answers_and_nothing_it_was_told():
+    tok = bm.build_base_tokenizer()
+    chat = ("<|im_start|>system\nAnswer with <answer>LETTER</answer>.<|im_end|>\n"
+            "<|im_start|>user\nWhich? A) 3 B) 9<|im_end|>\n"
+            "<|im_start|>assistant\n<think>9 is larger.</think><answer>B</answer><|im_end|>\n")
+    assert _marked(tok, chat).strip(">") == "B"  # BPE merges the tag's '>' into '>B'
+    assert _marked(tok, "Q: 7 + 5?\nA: <answer>12</answer>") == "12"
+    assert _marked(tok, "Q: no tags here\nA: 12") == ""
+
+
+def test_answer_weighted_batches_keep_the_data_order():
+    tok = bm.build_base_tokenizer()
+    ids, mask = bm.make_batch(tok, 0, 3, 2, 256, 4, answers=True)
+    assert torch.equal(ids, bm.make_batch(tok, 0, 3, 2, 256, 4)) and mask.shape == ids.shape
+    assert 0 < mask.sum() < ids.numel() // 20
+
+
+def test_answer_weight_scales_the_answer_tokens_loss():
+    """The weighted loss is (sum of other losses + W * sum of answer losses) / (others + W *
+    answers), computed here independently; W=1 on a weighted batch is the model's own loss.
+    The shipped base, since a fresh model's answer and reading losses are the same."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    tok = AutoTokenizer.from_pretrained(bm.shipped_base_model())
+    model = AutoModelForCausalLM.from_pretrained(bm.shipped_base_model(), dtype=torch.float32)
+    ids, mask = bm.make_batch(tok, 0, 0, 4, 256, 1, answers=True)  # the corpus it knows
+    assert mask.sum() > 10
+    cpu = torch.device("cpu")
+    with torch.no_grad():
+        one, plain, _ = bm._step_loss(model, (ids, mask), 1.0, cpu)
+        own = model(input_ids=ids, labels=ids).loss
+        loss, plain50, answer = bm._step_loss(model, (ids, mask), 50.0, cpu)
+        logits = model(input_ids=ids).logits[:, :-1]
+        ce = torch.nn.functional.cross_entropy(logits.transpose(1, 2), ids[:, 1:],
+                                               reduction="none")
+    m = mask[:, 1:]
+    expect = (ce[~m].sum() + 50 * ce[m].sum()) / ((~m).sum() + 50 * m.sum())
+    assert torch.allclose(one, own, atol=1e-5) and torch.allclose(plain50, own, atol=1e-5)
+    assert torch.allclose(loss, expect, atol=1e-5) and not torch.allclose(loss, own, atol=1e-3)
+    assert torch.allclose(answer, ce[m].mean(), atol=1e-5)
+
+
+def test_answer_weight_logs_the_answer_loss_and_rejects_nonsense(tmp_path):
+    from envgym.errors import InvalidConfig
+    report = bm.pretrain(_args(tmp_path, steps=2, answer_weight=50.0, corpus_version=4))
+    assert all("answer_loss" in p for p in report["loss_curve"])
+    assert report["args"]["answer_weight"] == 50.0
+    plain = bm.pretrain(_args(tmp_path, "plain", steps=2, corpus_version=4))
+    assert not any("answer_loss" in p for p in plain["loss_curve"])
+    for bad in (0.0, -2.0, float("nan")):
+        with pytest.raises(InvalidConfig, match="answer-weight"):
+            _args(tmp_path, answer_weight=bad)
