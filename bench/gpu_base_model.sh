@@ -6,10 +6,11 @@
 # Checkpoints (fp32 + optimizer) stay in WORK; a kill mid-run still leaves the last
 # checkpoint's report and weights copied to $OUT by the EXIT trap.
 #   OUT=DIR [DEVICE=cuda] [MINUTES=2.75] [SHAPES=small,base] [BATCH=256] [SEQ=512] [WORKERS=12]
-#   [SEED=0] [CORPUS=4] [INIT=MODEL_DIR] bench/gpu_base_model.sh
+#   [SEED=0] [CORPUS=4] [INIT=MODEL_DIR] [ANSWER_WEIGHT=1] bench/gpu_base_model.sh
 # CORPUS=1 reproduces the shipped weights of 2026-12-04 (4, the default, holds the reading rungs:
 # docs/demo.md attempt 8); INIT continues from a model's weights
-# (continued pretraining) instead of a fresh initialisation. PROBE=1 (the default) then scores
+# (continued pretraining) instead of a fresh initialisation; ANSWER_WEIGHT is `--answer-weight`
+# (the loss weight of the assistant's answer tokens, docs/demo.md attempt 9). PROBE=1 (the default) then scores
 # each model before any RL, in the same call: the skill probes against the shipped base and the
 # tiny model (bench/base_model.py, list probes included) and the forced-choice reading of the
 # demo's development tasks (bench/demo_diagnose.py read), into $OUT/SHAPE/{probes,read}.jsonl.
@@ -19,7 +20,7 @@ set -euo pipefail
 : "${OUT:?set OUT to the results folder}"
 DEVICE=${DEVICE:-cuda}; MINUTES=${MINUTES:-2.75}; PY=${PYTHON:-python3}; SHAPES=${SHAPES:-small,base}
 BATCH=${BATCH:-256}; SEQ=${SEQ:-512}; WORKERS=${WORKERS:-12}; SEED=${SEED:-0}
-CORPUS=${CORPUS:-4}; INIT=${INIT:-}; PROBE=${PROBE:-1}; HERE=$(cd "$(dirname "$0")" && pwd)
+CORPUS=${CORPUS:-4}; INIT=${INIT:-}; AW=${ANSWER_WEIGHT:-1}; PROBE=${PROBE:-1}; HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-$(mktemp -d /tmp/envgym-base.XXXXXX)}
 mkdir -p "$OUT"
 export TOKENIZERS_PARALLELISM=false  # the corpus workers are processes; no nested thread pools
@@ -49,18 +50,19 @@ for shape in ${SHAPES//,/ }; do
   start=$(date +%s)
   # the API that `envgym base-model` calls (the CLI module imports every subsystem's extras)
   "$PY" - "$WORK/$shape" "$DEVICE" "$MINUTES" "$SEED" "$shape" "$BATCH" "$SEQ" "$WORKERS" \
-    "$CORPUS" "$INIT" 2> "$WORK/$shape.log" <<'PY' || echo "shape $shape: exit $?" >&2
+    "$CORPUS" "$INIT" "$AW" 2> "$WORK/$shape.log" <<'PY' || echo "shape $shape: exit $?" >&2
 import sys
 from envgym.agents.base_model import PretrainArgs, pretrain
-out, device, minutes, seed, shape, batch, seq, workers, corpus, init = sys.argv[1:]
+out, device, minutes, seed, shape, batch, seq, workers, corpus, init, aw = sys.argv[1:]
 cmd = ["envgym", "base-model", "--out", out, "--device", device, "--minutes", minutes, "--seed",
        seed, "--shape", shape, "--batch-size", batch, "--seq-len", seq, "--workers", workers,
-       "--lr", "2e-3", "--checkpoint-minutes", "1", "--corpus-version", corpus]
+       "--lr", "2e-3", "--checkpoint-minutes", "1", "--corpus-version", corpus,
+       "--answer-weight", aw]
 cmd += ["--init", init] if init else []
 pretrain(PretrainArgs(out=out, device=device, minutes=float(minutes), seed=int(seed), shape=shape,
                       batch_size=int(batch), seq_len=int(seq), workers=int(workers), lr=2e-3,
                       checkpoint_minutes=1.0, command=cmd, corpus_version=int(corpus),
-                      init=init or None))
+                      init=init or None, answer_weight=float(aw)))
 PY
   echo "{\"shape\": \"$shape\", \"wall_s\": $(( $(date +%s) - start ))}" >> "$OUT/walls.jsonl"
 done
