@@ -211,13 +211,17 @@ def _letter_variants(tok: Any, messages: list[dict[str, Any]],
 
 def read_one(model_dir: str, cases: list[Case]) -> dict[str, Any]:
     """One model's forced-choice reading of `cases` (module docstring): above chance per task
-    type and overall, and how often each letter was picked."""
+    type and overall, and how often each letter was picked. `sampled` is the same expectation
+    when the letter is drawn from the model's own odds over the options (temperature 1, as the
+    demo evaluates), not the argmax: a model can rank the gold letter first and still sample
+    it barely more often than chance."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
     by_type: dict[str, list[float]] = collections.defaultdict(list)
+    sampled: dict[str, list[float]] = collections.defaultdict(list)
     picks: collections.Counter[str] = collections.Counter()
     for messages, outcome, letters in cases:
         variants, start = _letter_variants(tok, messages, letters)
@@ -230,11 +234,18 @@ def read_one(model_dir: str, cases: list[Case]) -> dict[str, Any]:
         pick = letters[int(np.argmax(scores))]
         picks[pick] += 1
         by_type[outcome["task_type"]].append(float(pick == outcome["gold"]) - outcome["chance"])
+        odds = np.exp(np.array(scores) - max(scores))
+        p_gold = odds[letters.index(outcome["gold"])] / odds.sum()
+        sampled[outcome["task_type"]].append(float(p_gold) - outcome["chance"])
+    return {"model": model_dir, **_summary(by_type), "picks": dict(sorted(picks.items())),
+            "sampled": _summary(sampled)}
+
+
+def _summary(by_type: dict[str, list[float]]) -> dict[str, Any]:
     every = [v for vs in by_type.values() for v in vs]
-    return {"model": model_dir, "n": len(every), "above_chance": round(float(np.mean(every)), 3),
+    return {"n": len(every), "above_chance": round(float(np.mean(every)), 3),
             "per_type": {t: [round(float(np.mean(v)), 3), len(v)]
-                         for t, v in sorted(by_type.items())},
-            "picks": dict(sorted(picks.items()))}
+                         for t, v in sorted(by_type.items())}}
 
 
 def read(model_dirs: list[str], n: int, seed0: int = DEV_TASKS) -> None:

@@ -70,6 +70,25 @@ def test_read_scores_a_models_forced_choice():
     assert set(got["picks"]) <= {letter for _, _, ls in cases for letter in ls}
 
 
+def test_read_sampled_is_the_gold_letters_odds_above_chance(tmp_path):
+    """`sampled` scores the letter drawn from the model's odds over the options: a model with
+    no preference between letters (a fresh initialisation, whose odds are near even) sits at
+    chance there, whatever its argmax happens to pick."""
+    from transformers import AutoTokenizer
+
+    from envgym.agents.base_model import new_base_model, shipped_base_model
+
+    tok = AutoTokenizer.from_pretrained(str(shipped_base_model()))
+    new_base_model(tok, "small", seed=3).save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    cases = demo_diagnose._heuristic_prefixes(12)
+    got = demo_diagnose.read_one(str(tmp_path), cases)["sampled"]
+    assert got["n"] == 12 and sum(n for _, n in got["per_type"].values()) == 12
+    assert abs(got["above_chance"]) < 0.03
+    base = demo_diagnose.read_one(str(shipped_base_model()), cases)["sampled"]
+    assert all(-0.5 <= mean <= 0.75 for mean, _ in base["per_type"].values())
+
+
 def test_read_scores_the_letter_token_itself():
     """The base's tokenizer merges a letter with the tag's '>' ('>A'): the scored span must
     start at that merged token, where the options part, not after it (a first version scored
