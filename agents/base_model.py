@@ -334,12 +334,11 @@ def _loop(args: PretrainArgs, model: Any, tokenizer: Any, opt: Any, state: _Stat
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         opt.zero_grad(set_to_none=True)
-        x = batch[0] if isinstance(batch, tuple) else batch
         acc += plain
         if answer is not None:
             acc_answer += answer
         state.step += 1
-        state.tokens += x.numel()
+        state.tokens += args.batch_size * args.seq_len  # every batch is exactly this shape
         state.elapsed = base_elapsed + time.perf_counter() - t0
         bar.update(1)
         if state.step % args.log_every == 0:
