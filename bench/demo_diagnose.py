@@ -10,8 +10,8 @@ to look? Two subcommands, for development seeds only (never the registered 0-19)
     python bench/demo_diagnose.py answer-sft OUT [--n 3000] [--epochs 4] [--from DIR] [--only T]
 
 `run` is `envgym demo` with recipe overrides (`--set ppo.kl_coef=0.05`, `--set
-'sft.scripted={"heuristic": 0.5, "random": 0.5}'`: a config section and key, then a JSON value)
-that also writes every training step's rollouts to `OUT/train_rollouts.jsonl` (the trainer
+'sft.scripted={"heuristic": 0.5, "random": 0.5}'`: a dotted path into the config, then a JSON
+value; `envs.0.kwargs.task_types=["trend"]` walks into the first environment's kwargs) that also writes every training step's rollouts to `OUT/train_rollouts.jsonl` (the trainer
 keeps only evaluation trajectories) and the SFT model to `OUT/sft_model` (for `read`).
 `stats` reads that file and prints, per block of ten steps: the answer mix, evidence coverage,
 answered accuracy above chance of covering and of non-covering episodes, how many distinct first
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import copy
 import json
 import re
 from pathlib import Path
@@ -60,10 +61,13 @@ def run(out: Path, seed: int, steps: int, eval_episodes: int, overrides: dict[st
     dump = out / "train_rollouts.jsonl"
 
     def patched_config(*args: Any, **kwargs: Any) -> dict[str, Any]:
-        cfg = config(*args, **kwargs)
+        cfg = copy.deepcopy(config(*args, **kwargs))  # the env kwargs are a module constant
         for dotted, value in overrides.items():
-            section, key = dotted.split(".", 1)
-            cfg[section][key] = value
+            *path, key = dotted.split(".")
+            node = cfg
+            for part in path:  # a list index is a number: `envs.0.kwargs.task_types`
+                node = node[int(part)] if isinstance(node, list) else node[part]
+            node[key] = value
         return cfg
 
     def dumping_step(step: int, *args: Any, **kwargs: Any) -> Any:
