@@ -11,6 +11,7 @@ register(
     scripted={
         "random": f"{_ENVS}.timeseries.policies:RandomPolicy",
         "heuristic": f"{_ENVS}.timeseries.policies:HeuristicPolicy",
+        "guess": f"{_ENVS}.timeseries.policies:GuessPolicy",
         "oracle": f"{_ENVS}.timeseries.policies:OraclePolicy",
         "hack_overview": f"{_ENVS}.timeseries.policies:HackOverviewPolicy",
         "hack_wide_zoom": f"{_ENVS}.timeseries.policies:HackWideZoomPolicy",

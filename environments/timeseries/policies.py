@@ -5,6 +5,10 @@
   else an even scan) and answers from the values it read, using only the conversation: it is
   the honest baseline a learned policy should beat.
 * `random` zooms at random, emits junk now and then, and guesses.
+* `guess` zooms exactly where `heuristic` does and answers a uniformly random option: a
+  demonstration of the task's form with no answer content, so a model warm-started on it
+  knows where to look and which letters are valid, and whatever it answers better than chance
+  after RL was learned in RL (docs/demo.md, attempt 12).
 
 Reward attacks (each declares its `ceiling`; `envgym check` and `tests/timeseries/`):
 
@@ -94,6 +98,19 @@ class HeuristicPolicy(ScriptedPolicy):
         if len(seen) < len(plan) and not getattr(env, "answering", False):
             return _zoom(env, *plan[len(seen)], "Look where the question points.")
         return _answer(_decide(text, _points(seen), covered=plan), "Answer from what I read.")
+
+
+class GuessPolicy(ScriptedPolicy):
+    """The heuristic's zooms, then a uniformly random option letter: form without content."""
+
+    def act(self, env: Any, messages: list[Message]) -> str:
+        text = messages[1]["content"]
+        n = int(_LENGTH_RE.search(text)[1])
+        seen = _SEGMENT_RE.findall("\n".join(str(m["content"]) for m in messages[2:]))
+        plan = _plan(text, n, env.max_rounds, _span_cap(env, n))
+        if len(seen) < len(plan) and not getattr(env, "answering", False):
+            return _zoom(env, *plan[len(seen)], "Look where the question points.")
+        return _answer(str(self.rng.choice(_option_letters(messages))), "Answer from what I read.")
 
 
 def _plan(text: str, n: int, rounds: int, cap: int) -> list[tuple[int, int]]:

@@ -238,3 +238,31 @@ def test_unclosed_think_in_a_zoom_round_is_a_format_flaw_not_a_crash():
     obs, reward, *_ = env.step(f"<think>no end <tool_call>{call}</tool_call>")
     assert obs[0]["content"].startswith("segment [0, 9]")
     assert env.round_formats == [0.0]
+
+
+def _play(policy, seed, **kw):
+    """One episode of a scripted policy; its actions and outcome."""
+    env = envgym.make(ENV, series_length=512, max_rounds=2, tool_format="tag", **kw)
+    obs, _ = env.reset(seed=seed)
+    messages, actions, done, info = list(obs), [], False, {}
+    while not done:
+        actions.append(policy.act(env, messages))
+        obs, _, term, trunc, info = env.step(actions[-1])
+        messages += [{"role": "assistant", "content": actions[-1]}, *obs]
+        done = term or trunc
+    return actions, info["outcome"]
+
+
+def test_guess_zooms_like_the_heuristic_and_answers_without_content():
+    from envgym.environments.timeseries.policies import GuessPolicy, HeuristicPolicy
+
+    letters, above = {2: set(), 4: set()}, []
+    for seed in range(160):
+        h_actions, _ = _play(HeuristicPolicy(seed=seed), seed)
+        g_actions, out = _play(GuessPolicy(seed=seed), seed)
+        assert g_actions[:-1] == h_actions[:-1]  # the same zooms, turn for turn
+        letters[round(1 / out["chance"])].add(out["answer"])
+        above.append(out["score"] - out["chance"])
+    # every valid letter is drawn, and no letter a two-option question does not offer
+    assert letters == {2: {"A", "B"}, 4: {"A", "B", "C", "D"}}
+    assert abs(float(np.mean(above))) < 0.12  # the heuristic itself scores +0.41 here
