@@ -323,7 +323,7 @@ def _loop(args: PretrainArgs, model: Any, tokenizer: Any, opt: Any, state: _Stat
                unit="step", file=sys.stderr, dynamic_ncols=True)
     t0, base_elapsed, base_tokens = time.perf_counter(), state.elapsed, state.tokens
     last_ckpt, acc = t0, torch.zeros((), device=device)
-    acc_answer = torch.zeros((), device=device)
+    acc_answer = torch.zeros(2, device=device)  # answer tokens' summed loss, their count
     while _progress(args, state) < 1.0:
         for group in opt.param_groups:
             group["lr"] = _lr(args, state)
@@ -348,7 +348,8 @@ def _loop(args: PretrainArgs, model: Any, tokenizer: Any, opt: Any, state: _Stat
             point = {"step": state.step, "tokens": state.tokens,
                      "seconds": round(state.elapsed, 2), "loss": round(mean, 4)}
             if args.answer_weight != 1.0:
-                point["answer_loss"] = round(acc_answer.item() / args.log_every, 4)
+                total, count = acc_answer.tolist()
+                point["answer_loss"] = round(total / count, 4) if count else None
                 acc_answer.zero_()
             state.curve.append(point)
             bar.set_postfix(loss=f"{mean:.3f}", tok_s=f"{rate:,.0f}",
@@ -364,7 +365,9 @@ def _loop(args: PretrainArgs, model: Any, tokenizer: Any, opt: Any, state: _Stat
 
 def _step_loss(model: Any, batch: Any, weight: float, device: torch.device
                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-    """(loss to minimise, plain mean token loss, mean loss of answer tokens or None).
+    """(loss to minimise, plain mean token loss, [summed loss, count] of the answer tokens or
+    None: summed, so a logging window's mean weighs every answer token alike and a batch
+    without answers adds nothing rather than a zero).
 
     With weight 1 the batch is ids alone and the loss is the model's own mean, exactly as the
     shipped weights were trained. Otherwise answer tokens count `weight` times, normalised by
@@ -382,7 +385,7 @@ def _step_loss(model: Any, batch: Any, weight: float, device: torch.device
                                            x[:, 1:].reshape(-1), reduction="none")
     mask = mask[:, 1:].reshape(-1)
     w = 1.0 + (weight - 1.0) * mask.float()
-    answer = ce[mask].mean().detach() if mask.any() else torch.zeros((), device=ce.device)
+    answer = torch.stack([ce[mask].sum(), mask.sum().to(ce.dtype)]).detach()
     return (ce * w).sum() / w.sum(), ce.mean().detach(), answer
 
 

@@ -191,7 +191,11 @@ def test_answer_weight_scales_the_answer_tokens_loss():
     expect = (ce[~m].sum() + 50 * ce[m].sum()) / ((~m).sum() + 50 * m.sum())
     assert torch.allclose(one, own, atol=1e-5) and torch.allclose(plain50, own, atol=1e-5)
     assert torch.allclose(loss, expect, atol=1e-5) and not torch.allclose(loss, own, atol=1e-3)
-    assert torch.allclose(answer, ce[m].mean(), atol=1e-5)
+    assert torch.allclose(answer[0] / answer[1], ce[m].mean(), atol=1e-5)
+    assert answer[1] == m.sum()  # the count, so windows average over answer tokens
+    with torch.no_grad():  # a batch without answers adds nothing to the logged mean
+        _, _, none = bm._step_loss(model, (ids, torch.zeros_like(mask)), 50.0, cpu)
+    assert none.tolist() == [0.0, 0.0]
 
 
 def test_answer_weight_logs_the_answer_loss_and_rejects_nonsense(tmp_path):
