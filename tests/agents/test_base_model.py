@@ -5,6 +5,7 @@ import json
 import pytest
 import torch
 
+from envgym.agents import base_data
 from envgym.agents import base_model as bm
 
 
@@ -56,6 +57,12 @@ def test_pretrain_writes_model_checkpoint_and_report(tmp_path):
     assert len(AutoTokenizer.from_pretrained(out / "model")) == model.config.vocab_size
 
 
+def _patch_make_batch(monkeypatch, fn):
+    """The validation batch is made in base_model, the training stream in base_data."""
+    monkeypatch.setattr(bm, "make_batch", fn)
+    monkeypatch.setattr(base_data, "make_batch", fn)
+
+
 def _interrupt_before_step(monkeypatch, step):
     """Ctrl-C while batch `step` is being made (the first make_batch call is the valid batch)."""
     real, calls = bm.make_batch, []
@@ -66,7 +73,7 @@ def _interrupt_before_step(monkeypatch, step):
             raise KeyboardInterrupt
         return real(*args, **kw)
 
-    monkeypatch.setattr(bm, "make_batch", interrupt)
+    _patch_make_batch(monkeypatch, interrupt)
     return real
 
 
@@ -77,7 +84,7 @@ def test_ctrl_c_then_resume_matches_an_uninterrupted_run(tmp_path, monkeypatch):
     cut = bm.pretrain(_args(tmp_path, "split", steps=5))
     assert cut["interrupted"] and cut["steps"] == 2
     assert (tmp_path / "split/model/config.json").is_file()  # usable as it stands
-    monkeypatch.setattr(bm, "make_batch", real)
+    _patch_make_batch(monkeypatch, real)
     resumed = bm.pretrain(_args(tmp_path, "split", steps=5), resume=True)
     assert resumed["steps"] == 5 and not resumed["interrupted"]
     assert [p["loss"] for p in resumed["loss_curve"]] == [p["loss"] for p in whole["loss_curve"]]
@@ -97,7 +104,7 @@ def test_sigterm_stops_like_ctrl_c(tmp_path, monkeypatch):
             os.kill(os.getpid(), signal.SIGTERM)
         return real(*args, **kw)
 
-    monkeypatch.setattr(bm, "make_batch", term)
+    _patch_make_batch(monkeypatch, term)
     before = signal.getsignal(signal.SIGTERM)
     report = bm.pretrain(_args(tmp_path, steps=10))
     assert report["interrupted"] and report["steps"] < 10
