@@ -3,8 +3,8 @@
 # output directory with its stdout/stderr kept beside it; JOBS (default 1) runs that many at
 # once (the demo uses one torch thread, so JOBS=2 fills 2 cores; each run's wall time is then
 # that of a demo sharing the machine with another). Prints one JSON line: the improvement rate
-# (held-out intervals apart and success up >= 15 points), the content rate (answered accuracy
-# above chance up >= 10 points, docs/demo.md), and per run the seed, wall and CPU
+# (held-out intervals apart and success up >= 15 points), the content rates (answered accuracy
+# above chance up >= 10 points, sampled and greedy, docs/demo.md), and per run the seed, wall and CPU
 # seconds (user + sys of that demo's process), the verdict, sampled and greedy success, the
 # rewards with intervals and the paired gain; then the cores and the load average before and
 # after. On a loaded machine wall time is inflated and CPU time much less so: report both.
@@ -48,6 +48,7 @@ def run(seed: int) -> dict:
             "success_rl": m.get("success_rl"), "reward_sft": m.get("reward_sft"),
             "policy": m.get("policy"), "content_gain": m.get("content_gain"),
             "content_learned": (m.get("content_gain") or 0) >= 0.10,
+            "greedy_content_learned": ((m.get("greedy") or {}).get("content_gain") or 0) >= 0.10,
             "answered_sft": m.get("answered_sft"), "answered_rl": m.get("answered_rl"),
             "reward_rl": m.get("reward_rl"),
             "sft_s": round(m.get("seconds", {}).get("sft", -1.0), 1)}
@@ -61,6 +62,8 @@ learned = sum(r["learned"] for r in per_run)
 print(json.dumps({"bench": "demo_time", "runs": runs, "seeds": seeds, "jobs": jobs,
                   "improvement_rate": f"{learned}/{runs}",
                   "content_rate": f"{sum(r['content_learned'] for r in per_run)}/{runs}",
+                  "greedy_content_rate":
+                      f"{sum(r['greedy_content_learned'] for r in per_run)}/{runs}",
                   "wall_s": walls, "max_wall_s": max(walls),
                   "under_6_min": max(walls) <= 360, "cpu_s": [r["cpu_s"] for r in per_run],
                   "all_improved": all(r["improved"] for r in per_run),
