@@ -97,20 +97,18 @@ class HeuristicPolicy(ScriptedPolicy):
         plan = _plan(text, n, env.max_rounds, _span_cap(env, n))
         if len(seen) < len(plan) and not getattr(env, "answering", False):
             return _zoom(env, *plan[len(seen)], "Look where the question points.")
-        return _answer(_decide(text, _points(seen), covered=plan), "Answer from what I read.")
+        return _answer(self.letter(text, seen, plan, messages), "Answer from what I read.")
+
+    def letter(self, text: str, seen: list, plan: list, messages: list[Message]) -> str:
+        """The option the segments read so far support."""
+        return _decide(text, _points(seen), covered=plan)
 
 
-class GuessPolicy(ScriptedPolicy):
+class GuessPolicy(HeuristicPolicy):
     """The heuristic's zooms, then a uniformly random option letter: form without content."""
 
-    def act(self, env: Any, messages: list[Message]) -> str:
-        text = messages[1]["content"]
-        n = int(_LENGTH_RE.search(text)[1])
-        seen = _SEGMENT_RE.findall("\n".join(str(m["content"]) for m in messages[2:]))
-        plan = _plan(text, n, env.max_rounds, _span_cap(env, n))
-        if len(seen) < len(plan) and not getattr(env, "answering", False):
-            return _zoom(env, *plan[len(seen)], "Look where the question points.")
-        return _answer(str(self.rng.choice(_option_letters(messages))), "Answer from what I read.")
+    def letter(self, text: str, seen: list, plan: list, messages: list[Message]) -> str:
+        return str(self.rng.choice(_option_letters(messages)))
 
 
 def _plan(text: str, n: int, rounds: int, cap: int) -> list[tuple[int, int]]:
