@@ -45,6 +45,10 @@ def test_reduced_demo_writes_the_report_and_logs_plain_progress(tmp_path, capsys
     assert saved["eval_seeds"][0] >= 100_000  # held out: outside the training seed range
     assert saved["policy"] == "base"  # the shipped pretrained base is the default
     assert saved["answered_sft"]["episodes"] == 6 and "above_chance" in saved["answered_rl"]
+    greedy = saved["greedy"]  # content read from the greedy evaluation's own trajectories
+    assert greedy["answered_sft"]["episodes"] == 6 and greedy["answered_rl"]["episodes"] == 6
+    assert greedy["content_gain"] == pytest.approx(
+        greedy["answered_rl"]["above_chance"] - greedy["answered_sft"]["above_chance"])
     captured = capsys.readouterr()
     last = captured.out.strip().splitlines()[-1]
     assert last.startswith("held-out reward (6 episodes, 95% CI): SFT ") and "-> SFT+RL" in last
