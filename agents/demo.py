@@ -1,9 +1,10 @@
 """`envgym demo`: the whole pipeline offline on a laptop CPU, with an honest before/after.
 
 1. load the shipped pretrained base (`--policy tiny`: build a random-init tiny Qwen2);
-2. SFT it on *noisy* scripted demonstrations of `envgym/TimeSeries-v0`: each turn taken by
-   the oracle or by the random baseline with equal odds, so the warm-started policy still
-   emits junk turns, guesses early and zooms carelessly;
+2. SFT it on scripted demonstrations of `envgym/TimeSeries-v0` that carry the task's form
+   and not its content: the base's zoom as the heuristic does, then answer a uniformly random
+   letter (`guess`); the tiny model's take each turn from the oracle or the random baseline
+   with equal odds, so it still emits junk turns, guesses early and zooms carelessly;
 3. evaluate it on held-out tasks (seeds never used in training);
 4. train it with GRPO-family RL and turn-level credit (`turn`, then `filter`), with a k3
    KL penalty to the SFT model;
@@ -52,21 +53,26 @@ DEMO_ENV_KWARGS = {"series_length": 512, "sketch_points": 8, "zoom_points": 8, "
 
 
 # The recipe per starting model; each choice was fixed on development seeds (docs/demo.md).
-# The random-init tiny model needs a high SFT rate and many epochs to emit turns at all; the
-# pretrained base already writes tags, and that rate would wash out its pretraining. Attempt 13
-# of docs/demo.md (a content-free `guess` warm start on trend and anomaly, Dr. GRPO's
-# advantage, KL 0.5, 16 x 3, from the V4W base) raised greedy content on 5 of 10 registered
-# seeds, short of its 8, so the base keeps this recipe; `bench/demo_diagnose.py run` with
-# attempt 14's `--set` list reproduces that one.
+# The random-init tiny model needs a high SFT rate and many epochs to emit turns at all, and its
+# oracle/random demonstrations are what it learns the form from. The base (attempts 12-15)
+# already writes tags: a high rate would wash out its pretraining, and demonstrations that
+# answer well would teach the content in SFT, leaving RL nothing to show. So it is warmed up for
+# two epochs on `guess` (the heuristic's zooms, then a uniformly random letter; four epochs
+# left RL learning content on 5 seeds of 10, two on 4 dev seeds of 4), on the two task types
+# whose evidence two zooms can reach (trend, anomaly; the other three are at chance for any
+# reader), and trained with Dr. GRPO's advantage (the group mean as baseline, no division by a
+# spread that zoom costs alone can make tiny), a KL of 0.5 to that flat warm start (at 0.01
+# the letters drifted onto one option, at 0.1 on 2 dev seeds of 4), and 16 rollouts of 3 tasks
+# (more answers per group to compare than 8 of 6, for the same 48 episodes and less CPU).
 RECIPES: dict[str, dict[str, Any]] = {
     "tiny": {"model": {"policy": "tiny", "tiny_hidden_size": 96, "tiny_layers": 2},
              "task_types": None, "scripted": {"oracle": 0.5, "random": 0.5},
              "sft_epochs": 12, "sft_lr": 5e-3, "turn": {"gamma": 1.0}, "kl_coef": 0.01,
              "group_size": 8, "tasks_per_step": 6},
     "base": {"model": {"policy": "base"},
-             "task_types": None, "scripted": {"oracle": 0.5, "random": 0.5},
-             "sft_epochs": 4, "sft_lr": 1e-3, "turn": {"gamma": 1.0}, "kl_coef": 0.01,
-             "group_size": 8, "tasks_per_step": 6},
+             "task_types": ["trend", "anomaly"], "scripted": {"guess": 1.0},
+             "sft_epochs": 2, "sft_lr": 1e-3, "turn": {"gamma": 1.0, "std_norm": False},
+             "kl_coef": 0.5, "group_size": 16, "tasks_per_step": 3},
 }
 
 
