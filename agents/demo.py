@@ -150,7 +150,7 @@ def demo(out: Path = Path("demo_out"), *, steps: int = 60, eval_episodes: int = 
     policy = HFPolicy(path, model=model, tokenizer=tokenizer, seed=cfg.seed)
     n_params = sum(p.numel() for p in model.parameters())
     _phase(t0, f"2/5 SFT warm start ({n_params / 1e6:.2f}M parameters) on {cfg.sft.episodes} "
-               f"noisy scripted episodes of {env.id}, {cfg.sft.epochs} epochs")
+               f"scripted episodes of {env.id}, {cfg.sft.epochs} epochs")
     demos = noisy_demonstrations(env.id, cfg.sft.scripted, cfg.sft.episodes, env.train_seeds,
                                  {"max_turns": cfg.rollout.max_turns, **env.kwargs}, cfg.seed)
     demos = tokenize_trajectories(demos, policy.chat)
@@ -277,7 +277,7 @@ def _report(out: Path, cfg: Any, demos: list, sft_losses: list[float], before: d
     html_report(out / "report.html", title=f"envgym demo: {env.id}", summary=summary, png=png,
                 episodes=pairs, notes=(
                     f"{'Base' if cfg.model.policy == 'base' else 'Tiny'} model, SFT on "
-                    f"{len(demos)} noisy scripted episodes, then {cfg.steps} "
+                    f"{len(demos)} scripted episodes, then {cfg.steps} "
                     f"RL steps; held-out tasks (seeds {env.eval_seeds[0]}..), sampled at "
                     f"temperature {cfg.rollout.eval_temperature}. Improved (intervals apart): "
                     f"{report['improved']}. {t_total:.0f} s in all, SFT {t_sft:.0f} s."))

@@ -1,7 +1,7 @@
 """Development diagnosis of `envgym demo` (docs/demo.md, "development, attempt 3").
 
 Why does RL from the base collapse onto one cheap zoom and one letter instead of learning where
-to look? Two subcommands, for development seeds only (never the registered 0-19):
+to look? Two subcommands, for development seeds only (never the registered 0-29):
 
     python bench/demo_diagnose.py run OUT SEED [--steps 60] [--eval 192] [--set KEY=JSON ...]
     python bench/demo_diagnose.py stats OUT
@@ -367,8 +367,8 @@ def main() -> None:
     ans.add_argument("--only", default=None, help="train on this task type alone")
     a = p.parse_args()
     if a.cmd == "run":
-        if 0 <= a.seed <= 19:
-            raise SystemExit("seeds 0-19 are registered (docs/demo.md); diagnose on others")
+        if 0 <= a.seed <= 29:
+            raise SystemExit("seeds 0-29 are registered (docs/demo.md); diagnose on others")
         run(a.out, a.seed, a.steps, a.eval, _parse_set(a.set))
     elif a.cmd == "scripted":
         scripted(a.n)
