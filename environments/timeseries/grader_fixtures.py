@@ -9,7 +9,9 @@ mutant agree with itself.
 
 Seeds are fixed so each case plays a known kind of task: seed 1 is a `trend` task (two
 evidence intervals of 32 points), seed 5 a `changepoint` task (one interval of 33 points),
-whatever the shipped series length. Actions are written in the tool format the checked
+whatever the shipped series length. The cases that count evidence intervals or points also
+pin the kind in `env_kwargs` (`task_types`), because a config that ships fewer task types
+(the demo's trend and anomaly) deals a seed a different kind of task. Actions are written in the tool format the checked
 arguments ask for, and the limits that depend on an argument (series length, point cost,
 `zoom_points`) are read from the environment, so the fixtures hold under every shipped config.
 Cases that need ARTIST's format rules, the bonus's round budget or exact sums pin those
@@ -31,6 +33,8 @@ _EXACT = {"point_cost": 0.0, "format_rules": "artist", "require_first_zoom": Tru
           "max_zoom_span": None}
 _BONUS = {**_EXACT, "max_rounds": 6, "exploration_bonus": 1.0}
 _TWO, _ONE = 1, 5  # seeds: a task with two evidence intervals, a task with one
+_BONUS_TWO = {**_BONUS, "task_types": ["trend"]}
+_BONUS_ONE = {**_BONUS, "task_types": ["changepoint"]}
 
 
 def _zoom(env: Any, start: int, end: int) -> str:
@@ -104,14 +108,14 @@ def _junk_turn_charge(env: Any) -> tuple[float, float]:
 
 def _bonus_cases() -> list[GraderCase | Ordering]:
     two = GraderCase("two informative zooms earn the exploration bonus",
-                     (_evidence(0), _evidence(1), _gold), seed=_TWO, env_kwargs=_BONUS,
+                     (_evidence(0), _evidence(1), _gold), seed=_TWO, env_kwargs=_BONUS_TWO,
                      expect={"component.exploration": (1, 1), "reward": (8.8, 8.8),
                              "info.task_return": (7.8, 7.8)},
                      why="ARTIST's b_exp for 2-4 segments; shaping, left out of the task return")
     oracle = GraderCase("the oracle: one evidence zoom, the gold answer", (_evidence(0), _gold),
-                        seed=_ONE, env_kwargs=_BONUS, expect={"component.exploration": (0, 0)})
+                        seed=_ONE, env_kwargs=_BONUS_ONE, expect={"component.exploration": (0, 0)})
     padded = GraderCase("the oracle plus a junk 2-point zoom buys no bonus",
-                        (_evidence(0), _junk, _gold), seed=_ONE, env_kwargs=_BONUS,
+                        (_evidence(0), _junk, _gold), seed=_ONE, env_kwargs=_BONUS_ONE,
                         expect={"component.exploration": (0, 0)},
                         why="issue 36: the junk zoom shows no evidence the episode has not seen")
     four = tuple(_evidence_piece(i) for i in range(4))
@@ -122,16 +126,16 @@ def _bonus_cases() -> list[GraderCase | Ordering]:
         Ordering("a junk zoom loses on the task reward", better=oracle, worse=padded,
                  key="info.task_return", margin=0.05),
         GraderCase("a repeated evidence zoom adds nothing", (_evidence(0), _evidence(0), _gold),
-                   seed=_ONE, env_kwargs=_BONUS, expect={"component.exploration": (0, 0)}),
+                   seed=_ONE, env_kwargs=_BONUS_ONE, expect={"component.exploration": (0, 0)}),
         GraderCase("four informative zooms earn the bonus", (*four, _gold), seed=_ONE,
-                   env_kwargs=_BONUS, expect={"component.exploration": (1, 1)}),
+                   env_kwargs=_BONUS_ONE, expect={"component.exploration": (1, 1)}),
         GraderCase("five informative zooms are past ARTIST's 2-4", (*four, _evidence_piece(4), _gold),
-                   seed=_ONE, env_kwargs=_BONUS, expect={"component.exploration": (0, 0)}),
+                   seed=_ONE, env_kwargs=_BONUS_ONE, expect={"component.exploration": (0, 0)}),
         GraderCase("the bonus is half at training step 150", two.actions, seed=_TWO,
-                   env_kwargs=_BONUS, options={"train_step": 150},
+                   env_kwargs=_BONUS_TWO, options={"train_step": 150},
                    expect={"component.exploration": (0.5, 0.5)}),
         GraderCase("the bonus decays to 0 at training step 300", two.actions, seed=_TWO,
-                   env_kwargs=_BONUS, options={"train_step": 300},
+                   env_kwargs=_BONUS_TWO, options={"train_step": 300},
                    expect={"component.exploration": (0, 0)}),
     ]
 
