@@ -70,7 +70,8 @@ def base_model(
     checkpoint_minutes: Annotated[float, typer.Option(
         min=0.01, help="minutes between checkpoints")] = 2.0,
     corpus_version: Annotated[Optional[int], typer.Option(
-        help="base corpus version (default: the newest; 1 reproduces the shipped weights)")] = None,
+        help="base corpus version (default: the newest; 1: the text of the shipped chain's "
+             "first link)")] = None,
     init: Annotated[Optional[Path], typer.Option(
         help="continue pretraining from this model's weights (e.g. the shipped base)")] = None,
     answer_weight: Annotated[float, typer.Option(

@@ -69,3 +69,27 @@ def test_letter_probe_scores_the_letter_even_where_it_merges_with_the_tag():
             return type("Out", (), {"logits": logits})()
 
     assert _letter_choice(Stub(), tok, prompt, list("ABCD")) == "C"
+
+
+def test_the_shipped_chain_builds_from_one_command(tmp_path):
+    """bench/base_chain.sh runs the four links of the shipped chain in order, each continuing
+    from the one before with its recorded arguments (shrunk by SCALE: wiring, not a model). The
+    last link must be V4W's: initialised from the v4 link, corpus 4, answer weight 50."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SCALE": "0.002", "DEVICE": "cpu", "WORKERS": "0",
+           "ENVGYM": str(Path(sys.executable).with_name("envgym")), "PYTHON": sys.executable}
+    done = subprocess.run(["bash", str(ROOT / "bench" / "base_chain.sh"), str(tmp_path)],
+                          env=env, capture_output=True, text=True, timeout=540)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert list(summary["links"]) == ["v1", "v2", "v4", "v4w"]
+    assert summary["links"]["v4w"]["recorded_tokens"] == 20_996_096
+    last = json.loads((tmp_path / "v4w" / "report.json").read_text())["args"]
+    assert last["init"] == str(tmp_path / "v4" / "model")
+    assert (last["corpus_version"], last["answer_weight"], last["seed"]) == (4, 50.0, 0)
+    shipped = json.loads((SHIPPED / "build_report.json").read_text())["args"]
+    for key in ("lr", "corpus_version", "answer_weight", "shape", "batch_size", "seq_len"):
+        assert last[key] == shipped[key], key
