@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from artist_v3 import CLAIM as ARTIST_V3
 from common import Arm, Claim, form_metrics
 from v3 import EVAL, LOG, SEEDS, registered_mde
 
@@ -90,11 +91,7 @@ CLAIM = Claim(
                "per step",
     metric="above_chance",
     base=base,
-    method=Arm("artist", {"credit": ["hierarchical"],
-                          "credit_options": {"hierarchical": {"reasoner_adv": "zscore"}},
-                          "rollout": {"reasoner_samples": 6, "controller_temperature": 1.0,
-                                      "reasoner_temperature": 0.7},
-                          "ppo": {"kl_roles": ["reasoner"], "role_sum": True}}),
+    method=Arm("artist", ARTIST_V3.method.overrides),  # the same ARTIST structure as artist_v3
     baseline=Arm("flat", _demo_credit()),
     seeds=SEEDS, budget_minutes=60, eval_episodes=EVAL, extra=content_metrics,
     secondary=("success_rate", "finish_rate", "above_chance.trend", "above_chance.anomaly",
