@@ -11,11 +11,11 @@ Seeds are fixed so each case plays a known kind of task: seed 1 is a `trend` tas
 evidence intervals of 32 points), seed 5 a `changepoint` task (one interval of 33 points),
 whatever the shipped series length. The cases that count evidence intervals or points also
 pin the kind in `env_kwargs` (`task_types`), because a config that ships fewer task types
-(the demo's trend and anomaly) deals a seed a different kind of task. Actions are written in the tool format the checked
-arguments ask for, and the limits that depend on an argument (series length, point cost,
-`zoom_points`) are read from the environment, so the fixtures hold under every shipped config.
-Cases that need ARTIST's format rules, the bonus's round budget or exact sums pin those
-arguments in `env_kwargs`.
+(the demo's trend and anomaly) deals a seed a different kind of task. Actions are written in
+the tool format the checked arguments ask for, and the limits that depend on an argument
+(series length, point cost, `zoom_points`) are read from the environment, so the fixtures hold
+under every shipped config. Cases that need ARTIST's format rules, the bonus's round budget or
+exact sums pin those arguments in `env_kwargs`.
 """
 
 from __future__ import annotations
