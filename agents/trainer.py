@@ -241,6 +241,16 @@ def setup_distributed() -> None:
         torch.distributed.init_process_group(backend)
 
 
+def teardown_distributed() -> None:
+    """Ranks leave together, then close the process group. A rank that exits while rank 0
+    still writes the final model tears gloo down under it: an abort at exit (SIGABRT,
+    "terminate called without an active exception") that fails a finished run. Only after
+    a clean run: after an error the other ranks may never reach the barrier."""
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
+
+
 def check_endpoints(cfg: TrainConfig) -> None:
     """Build once each environment whose kwargs name an HTTP endpoint (a judge, a retriever),
     before any model work: a dead server is then an error at start-up naming it, not failed
@@ -448,6 +458,7 @@ def main(argv: list[str] | None = None) -> None:
             print(to_toml(load_config(args.config) if args.config else default_config()), end="")
             return
         train(load_config(args.config), resume=args.resume, overwrite=args.overwrite)
+        teardown_distributed()
     except TrainingInterrupted as e:
         print(str(e), file=sys.stderr)
         raise SystemExit(130) from None
