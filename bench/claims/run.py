@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 CLAIMS = ("artist", "artist_v2", "ig_search", "ig_search_v2", "turn_credit", "ifpo",
           "turn_credit_v3", "artist_v3", "ig_search_v3", "ifpo_v3", "gigpo_v3",
-          "artist_base_v3")
+          "artist_base_v3", "ig_search_base_v3")
 
 
 def main(argv: list[str] | None = None) -> dict:

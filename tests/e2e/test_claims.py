@@ -189,7 +189,7 @@ def test_v3_registered_mde_follows_from_the_stated_noise():
     expected = (stats.t.ppf(0.975, 4) + stats.t.ppf(0.8, 4)) * sd / math.sqrt(5)
     assert math.isclose(mde(sd, 5), expected)
     for name in ("turn_credit_v3", "artist_v3", "ig_search_v3", "ifpo_v3", "gigpo_v3",
-                 "artist_base_v3"):
+                 "artist_base_v3", "ig_search_base_v3"):
         claim = importlib.import_module(name).CLAIM
         assert claim.v3 and len(claim.seeds) >= 5 and claim.metric in claim.mde
         assert claim.eval_episodes >= 384
