@@ -186,7 +186,7 @@ class CodeRefineEnv(TextEnv):
             custom = None
             if stdin is not None:
                 ex = self._backend.execute(built, stdin, limits)
-                custom = render_custom(stdin, ex.verdict.value, ex.stdout, ex.stderr, ex.wall_time)
+                custom = render_custom(stdin, ex.verdict.value, ex.stdout, ex.stderr)
         finally:
             built.cleanup()
             self.sandbox_s += time.perf_counter() - start

@@ -84,13 +84,15 @@ class Attempt:
 
 
 def render_attempt(a: Attempt, max_rounds: int) -> str:
+    """No run times: they vary from run to run, and an observation that does breaks the
+    same-seed-same-actions replay (`envgym check`'s determinism); TLE names the limit's breach."""
     lines = [f"Attempt {a.round}/{max_rounds} ({a.language}): {a.passed}/{a.total} public tests "
              f"passed; verdict {a.verdict}."]
     if a.verdict == "CE":
         lines.append("Compilation failed:\n```\n" + _cut(a.compile_output, 1500) + "\n```")
     for i, t in enumerate(a.tests, 1):
-        lines.append(f"Test {i}: {t.verdict} ({t.time_s:.2f} s)" + (f" — {t.message}" if t.message
-                                                                       and t.verdict != "AC" else ""))
+        lines.append(f"Test {i}: {t.verdict}" + (f" — {t.message}" if t.message
+                                                  and t.verdict != "AC" else ""))
         if t.verdict != "AC":
             lines.append(f"input:\n```\n{_cut(t.stdin)}```\nexpected:\n```\n{_cut(t.expected)}```\n"
                          f"your output:\n```\n{_cut(t.stdout)}\n```")
@@ -99,8 +101,8 @@ def render_attempt(a: Attempt, max_rounds: int) -> str:
     return "\n".join(lines)
 
 
-def render_custom(stdin: str, verdict: str, stdout: str, stderr: str, time_s: float) -> str:
-    text = (f"Custom run: {verdict} ({time_s:.2f} s)\ninput:\n```\n{_cut(stdin)}```\n"
+def render_custom(stdin: str, verdict: str, stdout: str, stderr: str) -> str:
+    text = (f"Custom run: {verdict}\ninput:\n```\n{_cut(stdin)}```\n"
             f"output:\n```\n{_cut(stdout)}\n```")
     if stderr.strip():
         text += "\nstderr:\n```\n" + _cut(stderr.strip(), 800) + "\n```"
