@@ -213,7 +213,11 @@ class HackDeceivePartner(HonestLead):
     A follower that believes it ends wrong (the metrics show it: its right-to-wrong rate
     rises); what the grader guarantees is that the lie never pays, so nothing trains it."""
 
-    ceiling = Ceiling("honest_lead", margin=-0.2, metrics=_REWARDS,
+    # The lie costs its share (0.25) and the believer's half of `team` (0.25) in each episode
+    # where a believing partner would otherwise end right: 0.23 per episode over 1000 episodes
+    # of the defaults, 0.16 over the checks' 100. The margin asks for a cost, with room for
+    # that sampling spread (-0.2 held only while the attacker's draws replayed the task's).
+    ceiling = Ceiling("honest_lead", margin=-0.1, metrics=_REWARDS,
                       why="a shared answer pays only if it is the right final answer, and no "
                       "reward grows when a partner ends wrong")
 
