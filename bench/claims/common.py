@@ -99,8 +99,21 @@ def paired_sd(eval_episodes: int, p: float, seed_sd: float) -> float:
     return math.sqrt(2 * p * (1 - p) / eval_episodes + seed_sd ** 2)
 
 
+_LOADED: dict[str, Any] = {}
+
+
 def provenance() -> dict[str, Any]:
-    """The commit the run is on, and whether the files a claim depends on differ from it."""
+    """The commit whose code this process runs, and whether the files a claim depends on
+    differed from it: read once, on the first call of the process, because Python keeps the
+    modules it imported then. Reading HEAD per arm named a commit made while a long run was
+    going (ig_search_base_v3's seed-15 GRPO record) although the process still ran the code
+    it had loaded."""
+    if not _LOADED:
+        _LOADED.update(_git_provenance())
+    return dict(_LOADED)
+
+
+def _git_provenance() -> dict[str, Any]:
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
@@ -188,7 +201,7 @@ def run_arm(claim: Claim, arm: Arm, seed: int, steps: int | None, out: Path,
     base = merge(claim.base(seed), SMOKE) if smoke else claim.base(seed)
     if steps is not None:
         base["steps"] = steps
-    started = provenance() if claim.v3 else {}  # the code this arm runs is the code now
+    started = provenance() if claim.v3 else {}  # the commit this process loaded
     warm = _warm_start(base, out / f"seed{seed}")
     run_dir = out / f"seed{seed}" / arm.name
     cfg = load_config(merge(merge(base, arm.overrides), {
@@ -372,6 +385,7 @@ def run_claim(claim: Claim, seeds: tuple[int, ...], steps: int | None, out: Path
     """Both arms for every seed, one JSON file per (arm, seed), then `summary.json`."""
     out.mkdir(parents=True, exist_ok=True)
     if claim.v3:
+        provenance()  # pinned before any model code is imported
         check_fair(claim, seeds[0], steps, smoke)
     (out / "claim.json").write_text(json.dumps(describe(claim), indent=2))
     records = []

@@ -160,6 +160,20 @@ def test_v3_records_carry_provenance_pinned_kwargs_and_the_warm_start(tmp_path):
     assert set(RECORDS.rglob("*_seed7.json")) == before if RECORDS.exists() else True
 
 
+def test_provenance_names_the_commit_the_process_loaded_not_a_later_head(monkeypatch):
+    """A commit made while a long claim run goes on must not appear in its later records: the
+    process still runs the modules it imported (ig_search_base_v3's seed-15 GRPO record)."""
+    _claims_path()
+    import common
+
+    heads = iter(["a" * 40, "b" * 40])
+    monkeypatch.setattr(common, "_LOADED", {})
+    monkeypatch.setattr(common, "_git_provenance",
+                        lambda: {"commit": next(heads), "dirty_files": []})
+    assert common.provenance()["commit"] == "a" * 40
+    assert common.provenance()["commit"] == "a" * 40  # HEAD moved; the loaded code did not
+
+
 def test_v3_runner_refuses_arms_with_unequal_episodes_per_step():
     _claims_path()
     import pytest
