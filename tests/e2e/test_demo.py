@@ -171,3 +171,19 @@ def test_shipped_demo_config_trains_what_the_demo_trains(tmp_path):
     mine, theirs = shipped.envs[0], ours.envs[0]
     assert (mine.id, mine.kwargs, mine.train_seeds, mine.eval_seeds) == \
         (theirs.id, theirs.kwargs, theirs.train_seeds, theirs.eval_seeds)
+
+
+def test_base_recipe_warms_up_the_rl_rate(tmp_path):
+    """The base's RL rate starts at a tenth and reaches 4e-4 at step 10: without the warm-up
+    AdamW's first step moved single action tokens' log-probs by up to 9 nats (step-1 KL up to
+    47 nats per token, docs/demo.md attempt 17). The tiny model keeps its validated schedule."""
+    from envgym.agents.config import load_config
+    from envgym.agents.demo import demo_config
+    from envgym.agents.learner import lr_lambda
+
+    base = load_config(demo_config(tmp_path))
+    factor = lr_lambda(base.optim, base.steps)
+    assert factor(0) == pytest.approx(0.1) and factor(9) == pytest.approx(1.0)
+    assert factor(base.steps) == pytest.approx(0.0)  # still decays to 0 at the last step
+    tiny = load_config(demo_config(tmp_path, policy="tiny"))
+    assert lr_lambda(tiny.optim, tiny.steps)(0) == 1.0
