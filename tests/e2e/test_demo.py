@@ -76,10 +76,11 @@ def test_html_report_is_self_contained(tmp_path):
 
 @pytest.mark.slow
 def test_full_demo_learns_content_from_the_base(tmp_path):
-    """The registered claim of docs/demo.md (attempt 15) on its first seed: greedy answered
+    """The registered claim of docs/demo.md (attempt 17) on its first seed: greedy answered
     accuracy above chance rises by 10 points or more, greedy success with it, in about 7
-    minutes of CPU. Seed 20 is the first registered seed, not a chosen one."""
-    report = demo(tmp_path, seed=20)
+    minutes of CPU. Seed 0 is the first registered seed, not a chosen one (measured there:
+    +8.5 -> +27.5, 367 s of CPU beside another run)."""
+    report = demo(tmp_path, seed=0)
     greedy = report["greedy"]
     assert report["policy"] == "base"
     assert greedy["content_gain"] >= 0.10, (greedy["answered_sft"], greedy["answered_rl"])
