@@ -110,7 +110,8 @@ def run(out: Path, seed: int, steps: int, eval_episodes: int, overrides: dict[st
 
 def _trace_kl(path: Path) -> None:
     """Wrap the update's KL term so each call (one micro-batch) appends its largest
-    per-token |ref - logp| over the trained tokens, and the k3 mean, to `path`."""
+    per-token |ref - logp| and its largest k3 to `path` (positions outside the trained
+    tokens hold 0 in both log-prob tensors, so they never set the maximum)."""
     import envgym.agents.update as update
 
     penalty = update.kl_penalty
